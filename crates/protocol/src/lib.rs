@@ -1,0 +1,56 @@
+//! Wire types shared by the core, the desktop shell, the CLI and the UI.
+//!
+//! This crate is the one place the frontend contract is declared: every type that crosses
+//! the IPC boundary lives here, derives `TS`, and is listed in [`typescript_bindings`]. The
+//! checked-in `ui/src/lib/ipc/types.gen.ts` is generated from that list and a test fails when
+//! the two drift (`UPDATE_BINDINGS=1 cargo test -p nomos-protocol` rewrites it).
+//!
+//! Transport DTOs stay at the boundary: the store and the agent have their own domain types
+//! and the faces (`src-tauri`, `cli`) convert.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+mod error;
+mod session;
+
+pub use error::IpcError;
+pub use session::{Outcome, SessionListQuery, SessionStatus, SessionSummary};
+
+/// Facts about the running application, shown in the UI's about/status area.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AppInfo {
+    /// Semantic version of the core.
+    pub version: String,
+    /// Where the database and logs live (operators ask this when backing up).
+    pub data_dir: String,
+    /// Schema version of the open database (a migration timestamp).
+    #[ts(type = "number")]
+    pub schema_version: i64,
+}
+
+/// The generated TypeScript for every IPC type, as one module.
+///
+/// The order is fixed so the output is deterministic; adding an IPC type means adding it here.
+pub fn typescript_bindings() -> String {
+    let cfg = ts_rs::Config::default();
+    let decls = [
+        AppInfo::decl(&cfg),
+        IpcError::decl(&cfg),
+        Outcome::decl(&cfg),
+        SessionListQuery::decl(&cfg),
+        SessionStatus::decl(&cfg),
+        SessionSummary::decl(&cfg),
+    ];
+    let mut out = String::from(
+        "// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p nomos-protocol`.\n\
+         // Do not edit by hand: a test fails when this file drifts from the Rust types.\n",
+    );
+    for decl in decls {
+        out.push('\n');
+        out.push_str("export ");
+        out.push_str(&decl);
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,520 @@
+//! Opening the database: header check, schema-version gate, migrations, connection pool.
+
+use std::fmt;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior};
+
+use crate::clock::{Clock, SystemClock};
+use crate::error::StoreError;
+
+/// A read handle: every query method of the store, on one connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Reader<'a> {
+    pub(crate) c: &'a Connection,
+}
+
+/// A write handle inside one transaction: every write method of the store. Obtained from
+/// [`Store::write`]; `now_ms` is read once from the store's clock when the transaction starts.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteTx<'a> {
+    pub(crate) c: &'a Connection,
+    pub(crate) now: i64,
+}
+
+impl<'a> WriteTx<'a> {
+    /// The transaction's time.
+    pub fn now_ms(&self) -> i64 {
+        self.now
+    }
+    /// Read inside this transaction (sees its uncommitted writes).
+    pub fn reader(&self) -> Reader<'a> {
+        Reader { c: self.c }
+    }
+}
+
+/// One embedded migration file.
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    /// The `YYYYMMDDHHMMSS` prefix of the file name.
+    pub version: i64,
+    /// The rest of the file name, without `.sql`.
+    pub name: &'static str,
+    /// The SQL text.
+    pub sql: &'static str,
+}
+
+include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+
+/// Every migration this build embeds, oldest first.
+pub fn migrations() -> &'static [Migration] {
+    MIGRATIONS
+}
+
+/// The newest schema version this build knows.
+pub fn latest_schema_version() -> i64 {
+    MIGRATIONS.last().map_or(0, |m| m.version)
+}
+
+/// File name of the database inside the data directory.
+pub const DB_FILE_NAME: &str = "nomos.db";
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+const MAX_IDLE_READERS: usize = 4;
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// `$NOMOS_DATA_DIR` if set (and not empty), else the OS data directory + `nomos`
+/// (`$XDG_DATA_HOME/nomos`, i.e. `~/.local/share/nomos` on Linux;
+/// `~/Library/Application Support/nomos` on macOS; `%APPDATA%\nomos` on Windows).
+/// The directory is created if missing.
+pub fn default_data_dir() -> Result<PathBuf, StoreError> {
+    let dir = match std::env::var_os("NOMOS_DATA_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => match directories::BaseDirs::new() {
+            Some(b) => b.data_dir().join("nomos"),
+            None => {
+                return Err(StoreError::Io {
+                    path: PathBuf::from("~"),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "no home directory found; set NOMOS_DATA_DIR",
+                    ),
+                });
+            }
+        },
+    };
+    std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok(dir)
+}
+
+/// The Nomos store. Cheap to clone (an `Arc` inside); `Send + Sync`.
+///
+/// One writer connection behind a mutex (SQLite allows one writer at a time anyway; waiting
+/// on a mutex is cheaper than on the busy handler), plus a small pool of reader connections
+/// (WAL lets them read while the writer writes).
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) inner: Arc<Inner>,
+    pub(crate) clock: Arc<dyn Clock>,
+}
+
+pub(crate) struct Inner {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.inner.path)
+            .field("clock", &self.clock)
+            .finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the connection leaves it usable: any open transaction was
+    // rolled back when its guard dropped.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Store {
+    /// Open (or create) the database at `db_file` and apply pending migrations.
+    ///
+    /// Refuses a file whose schema is newer than this build ([`StoreError::SchemaTooNew`]),
+    /// and a file that is not a SQLite database or is damaged ([`StoreError::Corrupt`]);
+    /// in both cases the file is left byte-for-byte unchanged.
+    pub fn open(db_file: &Path) -> Result<Store, StoreError> {
+        Self::open_with_clock(db_file, Arc::new(SystemClock))
+    }
+
+    /// [`Store::open`] on `dir/nomos.db`, creating `dir` if missing.
+    pub fn open_in_dir(dir: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        Self::open(&dir.join(DB_FILE_NAME))
+    }
+
+    /// [`Store::open`] with a given clock.
+    pub fn open_with_clock(db_file: &Path, clock: Arc<dyn Clock>) -> Result<Store, StoreError> {
+        let writer = open_and_migrate(db_file, None, clock.as_ref())?;
+        Ok(Store {
+            inner: Arc::new(Inner {
+                path: db_file.to_path_buf(),
+                writer: Mutex::new(writer),
+                readers: Mutex::new(Vec::new()),
+            }),
+            clock,
+        })
+    }
+
+    /// Replace the clock (tests control time). Clones of the returned store share it.
+    pub fn with_clock(self, clock: Arc<dyn Clock>) -> Store {
+        Store {
+            inner: self.inner,
+            clock,
+        }
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The current time according to the store's clock.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// The schema version of the open database (the newest applied migration).
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        self.with_reader(|c| {
+            Ok(c.query_row(
+                "SELECT coalesce(max(version), 0) FROM schema_migrations",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+    }
+
+    /// Run `f` with a read handle on a reader connection. It sees the last committed state;
+    /// several reads inside one `read` call see one consistent snapshot.
+    pub fn read<T>(
+        &self,
+        f: impl FnOnce(&Reader<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.with_reader(|c| {
+            c.execute_batch("BEGIN DEFERRED")?;
+            let out = f(&Reader { c });
+            let _ = c.execute_batch("COMMIT");
+            out
+        })
+    }
+
+    /// Run `f` inside one write transaction (IMMEDIATE). Everything `f` does is committed
+    /// together if it returns `Ok`, and rolled back if it returns `Err`.
+    ///
+    /// ```no_run
+    /// # use nomos_store::*;
+    /// # fn f(store: &Store, sid: SessionId) -> Result<(), StoreError> {
+    /// store.write(|w| {
+    ///     let m = w.append_message(&NewMessage::user(sid, "check disks"))?;
+    ///     w.record_audit(&NewAudit::new(Some(sid), "set_goal", "{}", "Goal set.").message(m.id))?;
+    ///     Ok(())
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    pub fn write<T>(
+        &self,
+        f: impl FnOnce(&WriteTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.with_writer(|tx, now| f(&WriteTx { c: tx, now }))
+    }
+
+    pub(crate) fn fix_path(&self, e: StoreError) -> StoreError {
+        match e {
+            StoreError::Corrupt { path, detail } if path.as_os_str().is_empty() => {
+                StoreError::Corrupt {
+                    path: self.inner.path.clone(),
+                    detail,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Run `f` on a reader connection (sees the last committed state).
+    pub(crate) fn with_reader<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let taken = lock(&self.inner.readers).pop();
+        let conn = match taken {
+            Some(c) => c,
+            None => open_reader(&self.inner.path).map_err(|e| self.fix_path(e))?,
+        };
+        let out = f(&conn).map_err(|e| self.fix_path(e));
+        let mut pool = lock(&self.inner.readers);
+        if pool.len() < MAX_IDLE_READERS {
+            pool.push(conn);
+        }
+        out
+    }
+
+    /// Run `f` inside one IMMEDIATE write transaction; committed if `f` returns `Ok`,
+    /// rolled back otherwise. `now_ms` is read once from the clock.
+    pub(crate) fn with_writer<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut conn = lock(&self.inner.writer);
+        let now = self.clock.now_ms();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| self.fix_path(e.into()))?;
+        let out = f(&tx, now).map_err(|e| self.fix_path(e))?;
+        tx.commit().map_err(|e| self.fix_path(e.into()))?;
+        Ok(out)
+    }
+}
+
+fn configure(conn: &Connection) -> Result<(), StoreError> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(())
+}
+
+fn open_reader(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    configure(&conn)?;
+    conn.pragma_update(None, "query_only", "ON")?;
+    Ok(conn)
+}
+
+fn corrupt(path: &Path, detail: impl Into<String>) -> StoreError {
+    StoreError::Corrupt {
+        path: path.to_path_buf(),
+        detail: detail.into(),
+    }
+}
+
+fn with_path(path: &Path, e: impl Into<StoreError>) -> StoreError {
+    match e.into() {
+        StoreError::Corrupt { detail, .. } => corrupt(path, detail),
+        other => other,
+    }
+}
+
+/// Check the 100-byte SQLite header without opening the file through SQLite.
+fn check_header(path: &Path) -> Result<bool, StoreError> {
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(source) => {
+            return Err(StoreError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let len = f
+        .metadata()
+        .map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut header = [0u8; 100];
+    if len < 100 {
+        return Err(corrupt(path, format!("file is only {len} bytes long")));
+    }
+    f.read_exact(&mut header).map_err(|source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if &header[..16] != SQLITE_HEADER {
+        return Err(corrupt(path, "it does not start with the SQLite header"));
+    }
+    // Page size (1 = 65536) and the in-header page count, valid when "version-valid-for"
+    // equals the change counter. A file shorter than that has been truncated.
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65536u64,
+        n => u64::from(n),
+    };
+    let change_counter = &header[24..28];
+    let valid_for = &header[92..96];
+    let pages = u64::from(u32::from_be_bytes([
+        header[28], header[29], header[30], header[31],
+    ]));
+    if change_counter == valid_for && pages > 0 && len < pages.saturating_mul(page_size) {
+        return Err(corrupt(
+            path,
+            format!(
+                "it is truncated: {len} bytes, the header says {} bytes",
+                pages * page_size
+            ),
+        ));
+    }
+    Ok(true)
+}
+
+/// Open the writer connection and bring the schema to `target` (default: latest).
+/// `target` exists for the fixture generator, which builds databases at older versions.
+pub(crate) fn open_and_migrate(
+    path: &Path,
+    target: Option<i64>,
+    clock: &dyn Clock,
+) -> Result<Connection, StoreError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    let existed = check_header(path)?;
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| with_path(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| with_path(path, e))?;
+
+    // Read-only inspection first: nothing below writes until the checks pass.
+    let tables: Vec<String> = (|| -> Result<Vec<String>, rusqlite::Error> {
+        let mut st = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?;
+        let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    })()
+    .map_err(|e| with_path(path, e))?;
+    let has_ledger = tables.iter().any(|t| t == "schema_migrations");
+    if !has_ledger && !tables.is_empty() {
+        return Err(corrupt(
+            path,
+            format!(
+                "it is a SQLite database of another program (tables: {})",
+                preview(&tables)
+            ),
+        ));
+    }
+    let applied: Vec<i64> = if has_ledger {
+        (|| -> Result<Vec<i64>, rusqlite::Error> {
+            let mut st = conn.prepare("SELECT version FROM schema_migrations ORDER BY version")?;
+            let rows = st.query_map([], |r| r.get::<_, i64>(0))?;
+            rows.collect()
+        })()
+        .map_err(|e| with_path(path, e))?
+    } else {
+        Vec::new()
+    };
+    let known = latest_schema_version();
+    if let Some(&found) = applied.last()
+        && found > known
+    {
+        return Err(StoreError::SchemaTooNew {
+            found,
+            known,
+            path: path.to_path_buf(),
+        });
+    }
+    for v in &applied {
+        if !MIGRATIONS.iter().any(|m| m.version == *v) {
+            return Err(StoreError::SchemaUnknown {
+                version: *v,
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    let target = target.unwrap_or(known);
+    let pending: Vec<&Migration> = MIGRATIONS
+        .iter()
+        .filter(|m| m.version <= target && !applied.contains(&m.version))
+        .collect();
+
+    if existed && !pending.is_empty() && has_ledger {
+        // About to rewrite the schema of an existing database: make sure it is sound first,
+        // so a damaged file is reported rather than half-migrated.
+        let check: String = conn
+            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+            .map_err(|e| with_path(path, e))?;
+        if check != "ok" {
+            return Err(corrupt(path, format!("integrity check failed: {check}")));
+        }
+    }
+
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| with_path(path, e))?;
+    configure(&conn).map_err(|e| with_path(path, e))?;
+
+    if !has_ledger {
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (
+                version       INTEGER PRIMARY KEY,
+                name          TEXT    NOT NULL,
+                applied_at_ms INTEGER NOT NULL
+            ) STRICT;",
+        )
+        .map_err(|e| with_path(path, e))?;
+    }
+    apply(&conn, &pending, clock).map_err(|e| with_path(path, e))?;
+    Ok(conn)
+}
+
+fn apply(conn: &Connection, pending: &[&Migration], clock: &dyn Clock) -> Result<(), StoreError> {
+    for m in pending {
+        tracing::info!(version = m.version, name = m.name, "applying migration");
+        // Foreign keys cannot be toggled inside a transaction; migrations that rebuild tables
+        // need them off, and a foreign_key_check afterwards proves nothing was orphaned.
+        conn.pragma_update(None, "foreign_keys", "OFF")?;
+        let res = (|| -> Result<(), StoreError> {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            let body = (|| -> Result<(), StoreError> {
+                conn.execute_batch(m.sql)?;
+                let orphan: Option<String> = conn
+                    .query_row(
+                        "SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if let Some(t) = orphan {
+                    return Err(StoreError::Conflict {
+                        message: format!(
+                            "Migration {} would leave rows of {t} without their parent; \
+                             the database was not changed",
+                            m.version
+                        ),
+                    });
+                }
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?1, ?2, ?3)",
+                    rusqlite::params![m.version, m.name, clock.now_ms()],
+                )?;
+                Ok(())
+            })();
+            match body {
+                Ok(()) => conn.execute_batch("COMMIT").map_err(StoreError::from),
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    Err(e)
+                }
+            }
+        })();
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        res?;
+    }
+    Ok(())
+}
+
+fn preview(tables: &[String]) -> String {
+    let mut s: Vec<&str> = tables.iter().take(5).map(String::as_str).collect();
+    if tables.len() > 5 {
+        s.push("…");
+    }
+    s.join(", ")
+}
+
+/// Build a database at an older schema version (fixture generator and migration tests).
+/// Returns a raw connection so the caller can insert rows in that version's shape.
+#[doc(hidden)]
+pub fn open_raw_at_version(path: &Path, version: i64) -> Result<Connection, StoreError> {
+    open_and_migrate(path, Some(version), &SystemClock)
+}

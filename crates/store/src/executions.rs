@@ -1,0 +1,701 @@
+//! The execution ledger: every `run`, with its classifier decision, approval, status, exit
+//! code, duration, capped output and the I14 continuation bookkeeping.
+
+use rusqlite::{OptionalExtension as _, Row, params};
+use serde::Serialize;
+
+use crate::approvals::WindowId;
+use crate::db::{Reader, Store, WriteTx};
+use crate::error::StoreError;
+use crate::plan::Fact;
+use crate::secrets::redact;
+use crate::sessions::{SessionId, SessionStatus, touch};
+use crate::types::{cap_text, non_blank, text_enum};
+
+/// Execution identifier (rowid).
+pub type ExecutionId = i64;
+
+/// Each of stdout and stderr is stored capped at this many bytes (head + tail + marker).
+pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+
+text_enum! {
+    /// The policy classifier's class.
+    pub enum CommandClass {
+        /// Runs at once once a plan exists.
+        ReadOnly => "read_only",
+        /// Runs inside an approval window.
+        ConfigMutation => "config_mutation",
+        /// Needs a per-command approval every time (includes "unknown").
+        Destructive => "destructive",
+    }
+}
+
+text_enum! {
+    /// Who or what approved an execution.
+    pub enum ApprovalKind {
+        /// Read-only: no approval needed.
+        NotNeeded => "not_needed",
+        /// The operator's Approve button on the command's card.
+        OperatorButton => "operator_button",
+        /// The operator's approval in chat.
+        ChatApproval => "chat_approval",
+        /// An open approval window (config mutations).
+        Window => "window",
+    }
+}
+
+text_enum! {
+    /// Lifecycle of an execution.
+    pub enum ExecStatus {
+        /// Ready to run.
+        Queued => "queued",
+        /// Waits for the operator's approval.
+        AwaitingApproval => "awaiting_approval",
+        /// Running.
+        Running => "running",
+        /// Ran to completion (any exit code).
+        Finished => "finished",
+        /// Could not run or was lost (connection, crash).
+        Failed => "failed",
+        /// Cancelled or denied by the operator.
+        Cancelled => "cancelled",
+        /// Killed on timeout.
+        TimedOut => "timed_out",
+    }
+}
+
+impl ExecStatus {
+    /// `finished`, `failed`, `cancelled`, `timed_out`.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            ExecStatus::Finished
+                | ExecStatus::Failed
+                | ExecStatus::Cancelled
+                | ExecStatus::TimedOut
+        )
+    }
+}
+
+text_enum! {
+    /// How the agent learned an execution's result (I14).
+    pub enum ContinuedVia {
+        /// `run` returned the result within its short wait.
+        Inline => "inline",
+        /// A resume turn ran with the result.
+        Resume => "resume",
+        /// The result was kept as a note for the operator's next message.
+        Note => "note",
+    }
+}
+
+/// An approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Approval {
+    /// Kind.
+    pub kind: ApprovalKind,
+    /// Who (operator name, message id, "desktop"…).
+    pub by: Option<String>,
+    /// The window, for [`ApprovalKind::Window`].
+    pub window_id: Option<WindowId>,
+}
+
+/// Input of [`Store::create_execution`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewExecution {
+    /// Session.
+    pub session_id: SessionId,
+    /// The plan step (seq in the current generation) it serves.
+    pub step_seq: Option<i64>,
+    /// The model's tool call id.
+    pub call_id: Option<String>,
+    /// Target entity slug.
+    pub target: String,
+    /// The command as the model wrote it.
+    pub command: String,
+    /// The canonical form the executor runs (and I18 compares).
+    pub canonical: String,
+    /// Classifier class.
+    pub class: CommandClass,
+    /// Classifier explanation (rule, reason).
+    pub decision_reason: String,
+    /// Full classifier decision (JSON), if any.
+    pub decision: Option<serde_json::Value>,
+    /// Approval known at creation (read-only: none needed; window). `None` and not read-only
+    /// means the execution waits in `awaiting_approval`.
+    pub approval: Option<Approval>,
+}
+
+/// Output of a finished execution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutionResult {
+    /// `finished`, `failed`, `cancelled` or `timed_out`.
+    pub status: ExecStatus,
+    /// Exit code, when the process exited.
+    pub exit_code: Option<i32>,
+    /// Raw stdout (any bytes; stored as UTF-8 with replacement characters).
+    pub stdout: Vec<u8>,
+    /// Raw stderr.
+    pub stderr: Vec<u8>,
+    /// Why it failed, was cancelled or timed out.
+    pub error: Option<String>,
+}
+
+/// An execution row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Execution {
+    /// Rowid.
+    pub id: ExecutionId,
+    /// Session.
+    pub session_id: SessionId,
+    /// Plan generation at creation.
+    pub generation: Option<i64>,
+    /// Plan step.
+    pub plan_step_id: Option<i64>,
+    /// Tool call id.
+    pub call_id: Option<String>,
+    /// Target entity slug.
+    pub target: String,
+    /// Command as written.
+    pub command: String,
+    /// Canonical form.
+    pub canonical: String,
+    /// Classifier class.
+    pub class: CommandClass,
+    /// Classifier explanation.
+    pub decision_reason: String,
+    /// Full decision JSON.
+    pub decision: Option<serde_json::Value>,
+    /// Approval kind.
+    pub approval: Option<ApprovalKind>,
+    /// Approved by.
+    pub approved_by: Option<String>,
+    /// Approval window.
+    pub approval_window_id: Option<WindowId>,
+    /// Approval time.
+    pub approved_at_ms: Option<i64>,
+    /// Status.
+    pub status: ExecStatus,
+    /// Exit code.
+    pub exit_code: Option<i32>,
+    /// Failure reason.
+    pub error: Option<String>,
+    /// Captured stdout (capped).
+    pub stdout: String,
+    /// Captured stderr (capped).
+    pub stderr: String,
+    /// Original stdout size in bytes.
+    pub stdout_bytes: i64,
+    /// Original stderr size in bytes.
+    pub stderr_bytes: i64,
+    /// stdout was truncated.
+    pub stdout_truncated: bool,
+    /// stderr was truncated.
+    pub stderr_truncated: bool,
+    /// Creation time.
+    pub created_at_ms: i64,
+    /// Last change.
+    pub updated_at_ms: i64,
+    /// Start time.
+    pub started_at_ms: Option<i64>,
+    /// End time.
+    pub finished_at_ms: Option<i64>,
+    /// Duration (start → end).
+    pub duration_ms: Option<i64>,
+    /// `run` returned before the end: the result must reach the agent by a continuation.
+    pub background: bool,
+    /// When the agent received the result (I14).
+    pub continued_at_ms: Option<i64>,
+    /// How it received it.
+    pub continued_via: Option<ContinuedVia>,
+}
+
+/// A finished background execution whose result the agent has not received (I14).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PendingContinuation {
+    /// The execution.
+    pub execution: Execution,
+    /// Status of its session now: `executing` resumes automatically; otherwise the result
+    /// becomes a note for the operator's next message.
+    pub session_status: SessionStatus,
+}
+
+const EXEC_COLS: &str = "id, session_id, generation, plan_step_id, call_id, target, command, canonical, class, \
+     decision_reason, decision, approval, approved_by, approval_window_id, approved_at_ms, status, exit_code, \
+     error, stdout, stderr, stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated, created_at_ms, \
+     updated_at_ms, started_at_ms, finished_at_ms, duration_ms, background, continued_at_ms, continued_via";
+
+fn exec_from_row(r: &Row<'_>) -> rusqlite::Result<Execution> {
+    let decision: Option<String> = r.get(10)?;
+    Ok(Execution {
+        id: r.get(0)?,
+        session_id: r.get(1)?,
+        generation: r.get(2)?,
+        plan_step_id: r.get(3)?,
+        call_id: r.get(4)?,
+        target: r.get(5)?,
+        command: r.get(6)?,
+        canonical: r.get(7)?,
+        class: r.get(8)?,
+        decision_reason: r.get(9)?,
+        decision: decision.and_then(|d| serde_json::from_str(&d).ok()),
+        approval: r.get(11)?,
+        approved_by: r.get(12)?,
+        approval_window_id: r.get(13)?,
+        approved_at_ms: r.get(14)?,
+        status: r.get(15)?,
+        exit_code: r.get(16)?,
+        error: r.get(17)?,
+        stdout: r.get(18)?,
+        stderr: r.get(19)?,
+        stdout_bytes: r.get(20)?,
+        stderr_bytes: r.get(21)?,
+        stdout_truncated: r.get(22)?,
+        stderr_truncated: r.get(23)?,
+        created_at_ms: r.get(24)?,
+        updated_at_ms: r.get(25)?,
+        started_at_ms: r.get(26)?,
+        finished_at_ms: r.get(27)?,
+        duration_ms: r.get(28)?,
+        background: r.get(29)?,
+        continued_at_ms: r.get(30)?,
+        continued_via: r.get(31)?,
+    })
+}
+
+impl Reader<'_> {
+    /// One execution.
+    pub fn execution(&self, id: ExecutionId) -> Result<Execution, StoreError> {
+        self.c
+            .prepare_cached(&format!("SELECT {EXEC_COLS} FROM executions WHERE id = ?1"))?
+            .query_row([id], exec_from_row)
+            .optional()?
+            .ok_or_else(|| StoreError::not_found("execution", id))
+    }
+
+    /// Executions of a session, oldest first.
+    pub fn executions(&self, session: SessionId) -> Result<Vec<Execution>, StoreError> {
+        Ok(self
+            .c
+            .prepare_cached(&format!(
+                "SELECT {EXEC_COLS} FROM executions WHERE session_id = ?1 ORDER BY id"
+            ))?
+            .query_map([session], exec_from_row)?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// I18: the latest `finished` execution of the same canonical command on the same target in
+    /// the session's current plan generation, if any.
+    pub fn earlier_run(
+        &self,
+        session: SessionId,
+        target: &str,
+        canonical: &str,
+    ) -> Result<Option<Execution>, StoreError> {
+        let (generation, _) = self.current_generation(session)?;
+        Ok(self
+            .c
+            .prepare_cached(&format!(
+                "SELECT {EXEC_COLS} FROM executions
+                 WHERE session_id = ?1 AND generation = ?2 AND target = ?3 AND canonical = ?4 AND status = 'finished'
+                 ORDER BY id DESC LIMIT 1"
+            ))?
+            .query_row(params![session, generation, target.trim(), redact(canonical).as_ref()], exec_from_row)
+            .optional()?)
+    }
+
+    /// I14: background executions that ended but whose result the agent has not received.
+    pub fn pending_continuations(&self) -> Result<Vec<PendingContinuation>, StoreError> {
+        let ids: Vec<(ExecutionId, SessionStatus)> = self
+            .c
+            .prepare_cached(
+                "SELECT e.id, s.status FROM executions e JOIN sessions s ON s.id = e.session_id
+                 WHERE e.background = 1 AND e.continued_at_ms IS NULL
+                   AND e.status IN ('finished','failed','cancelled','timed_out')
+                 ORDER BY e.finished_at_ms, e.id",
+            )?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        ids.into_iter()
+            .map(|(id, session_status)| {
+                Ok(PendingContinuation {
+                    execution: self.execution(id)?,
+                    session_status,
+                })
+            })
+            .collect()
+    }
+
+    /// Executions not yet terminal (`queued`, `awaiting_approval`, `running`).
+    pub fn active_executions(&self) -> Result<Vec<Execution>, StoreError> {
+        Ok(self
+            .c
+            .prepare_cached(&format!(
+                "SELECT {EXEC_COLS} FROM executions WHERE status IN ('queued','awaiting_approval','running') ORDER BY id"
+            ))?
+            .query_map([], exec_from_row)?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+impl WriteTx<'_> {
+    fn exec_status(
+        &self,
+        id: ExecutionId,
+    ) -> Result<(SessionId, ExecStatus, Option<i64>), StoreError> {
+        self.c
+            .prepare_cached("SELECT session_id, status, generation FROM executions WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()?
+            .ok_or_else(|| StoreError::not_found("execution", id))
+    }
+
+    fn bad_transition(id: ExecutionId, from: ExecStatus, to: &str) -> StoreError {
+        StoreError::Conflict {
+            message: format!("Execution {id} is {from}; it cannot become {to}."),
+        }
+    }
+
+    /// Record a `run`. Read-only commands and those with an approval start `queued`; others
+    /// wait in `awaiting_approval`. A window approval must name the session's active window
+    /// (I7). The current plan generation is stamped (I6, I18).
+    pub fn create_execution(&self, new: &NewExecution) -> Result<Execution, StoreError> {
+        non_blank("A command", &new.command)?;
+        non_blank("A target", &new.target)?;
+        touch(self.c, new.session_id, self.now)?;
+        let (generation, _) = self.reader().current_generation(new.session_id)?;
+        let generation = (generation > 0).then_some(generation);
+        let step_id: Option<i64> = match (new.step_seq, generation) {
+            (Some(seq), Some(g)) => self
+                .c
+                .query_row(
+                    "SELECT id FROM plan_steps WHERE session_id = ?1 AND generation = ?2 AND seq = ?3",
+                    params![new.session_id, g, seq],
+                    |r| r.get(0),
+                )
+                .optional()?,
+            _ => None,
+        };
+        let approval = match (&new.approval, new.class) {
+            (Some(a), _) => Some(a.clone()),
+            (None, CommandClass::ReadOnly) => Some(Approval {
+                kind: ApprovalKind::NotNeeded,
+                by: None,
+                window_id: None,
+            }),
+            (None, _) => None,
+        };
+        if let Some(a) = &approval {
+            self.check_approval(new.session_id, new.class, a)?;
+        }
+        let status = if approval.is_some() {
+            ExecStatus::Queued
+        } else {
+            ExecStatus::AwaitingApproval
+        };
+        let decision = new
+            .decision
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()?;
+        self.c
+            .prepare_cached(
+                "INSERT INTO executions (session_id, generation, plan_step_id, call_id, target, command, canonical,
+                     class, decision_reason, decision, approval, approved_by, approval_window_id, approved_at_ms,
+                     status, created_at_ms, updated_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)",
+            )?
+            .execute(params![
+                new.session_id,
+                generation,
+                step_id,
+                new.call_id,
+                new.target.trim(),
+                redact(&new.command).as_ref(),
+                redact(&new.canonical).as_ref(),
+                new.class,
+                new.decision_reason,
+                decision,
+                approval.as_ref().map(|a| a.kind),
+                approval.as_ref().and_then(|a| a.by.clone()),
+                approval.as_ref().and_then(|a| a.window_id),
+                approval.as_ref().map(|_| self.now),
+                status,
+                self.now
+            ])?;
+        let id = self.c.last_insert_rowid();
+        self.reader().execution(id)
+    }
+
+    fn check_approval(
+        &self,
+        session: SessionId,
+        class: CommandClass,
+        a: &Approval,
+    ) -> Result<(), StoreError> {
+        match (a.kind, class) {
+            (ApprovalKind::NotNeeded, CommandClass::ReadOnly) => Ok(()),
+            (ApprovalKind::NotNeeded, _) => Err(StoreError::invariant(
+                "I7",
+                format!("A {class} command needs an approval."),
+                "Wait for the operator's approval.",
+            )),
+            (ApprovalKind::Window, CommandClass::Destructive) => Err(StoreError::invariant(
+                "I7",
+                "A destructive command needs its own approval; an approval window does not cover it.",
+                "Ask the operator to approve this command on its card.",
+            )),
+            (ApprovalKind::Window, _) => {
+                let active = self.reader().active_approval_window(session, self.now)?;
+                match (active, a.window_id) {
+                    (Some(w), Some(id)) if w.id == id => Ok(()),
+                    (Some(w), None) => Err(StoreError::invariant(
+                        "I7",
+                        format!(
+                            "Approval by window needs the window id (the open one is {}).",
+                            w.id
+                        ),
+                        "Pass the active window.",
+                    )),
+                    _ => Err(StoreError::invariant(
+                        "I7",
+                        "No approval window of the operator covers the current plan.",
+                        "Wait for the operator to approve the plan (Approve button or an approval word in chat).",
+                    )),
+                }
+            }
+            (ApprovalKind::OperatorButton | ApprovalKind::ChatApproval, _) => Ok(()),
+        }
+    }
+
+    /// The operator approved an execution waiting in `awaiting_approval`: it becomes `queued`.
+    pub fn approve_execution(
+        &self,
+        id: ExecutionId,
+        approval: &Approval,
+    ) -> Result<Execution, StoreError> {
+        let (session, status, _) = self.exec_status(id)?;
+        if status != ExecStatus::AwaitingApproval {
+            return Err(Self::bad_transition(id, status, "approved"));
+        }
+        if approval.kind == ApprovalKind::NotNeeded {
+            return Err(StoreError::invalid(
+                "An approval of kind not_needed approves nothing",
+            ));
+        }
+        let class: CommandClass =
+            self.c
+                .query_row("SELECT class FROM executions WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })?;
+        self.check_approval(session, class, approval)?;
+        self.c.execute(
+            "UPDATE executions SET status = 'queued', approval = ?2, approved_by = ?3, approval_window_id = ?4,
+                    approved_at_ms = ?5, updated_at_ms = ?5 WHERE id = ?1",
+            params![id, approval.kind, approval.by, approval.window_id, self.now],
+        )?;
+        touch(self.c, session, self.now)?;
+        self.reader().execution(id)
+    }
+
+    /// The operator denied (or cancelled before start) an execution: `cancelled`.
+    pub fn deny_execution(&self, id: ExecutionId, reason: &str) -> Result<Execution, StoreError> {
+        let (session, status, _) = self.exec_status(id)?;
+        if !matches!(status, ExecStatus::AwaitingApproval | ExecStatus::Queued) {
+            return Err(Self::bad_transition(id, status, "cancelled before start"));
+        }
+        self.c.execute(
+            "UPDATE executions SET status = 'cancelled', error = ?2, finished_at_ms = ?3, updated_at_ms = ?3
+             WHERE id = ?1",
+            params![id, reason, self.now],
+        )?;
+        touch(self.c, session, self.now)?;
+        self.reader().execution(id)
+    }
+
+    /// `queued` → `running`.
+    pub fn start_execution(&self, id: ExecutionId) -> Result<Execution, StoreError> {
+        let (session, status, _) = self.exec_status(id)?;
+        if status != ExecStatus::Queued {
+            return Err(Self::bad_transition(id, status, "running"));
+        }
+        self.c.execute(
+            "UPDATE executions SET status = 'running', started_at_ms = ?2, updated_at_ms = ?2 WHERE id = ?1",
+            params![id, self.now],
+        )?;
+        touch(self.c, session, self.now)?;
+        self.reader().execution(id)
+    }
+
+    /// `run` stopped waiting: the result will reach the agent by a continuation (I14).
+    pub fn mark_execution_background(&self, id: ExecutionId) -> Result<(), StoreError> {
+        self.exec_status(id)?;
+        self.c
+            .execute("UPDATE executions SET background = 1 WHERE id = ?1", [id])?;
+        Ok(())
+    }
+
+    /// Record the end of an execution. Output is capped at [`MAX_OUTPUT_BYTES`] per stream.
+    /// A `finished` run counts for the I6 gate of its generation.
+    pub fn finish_execution(
+        &self,
+        id: ExecutionId,
+        result: &ExecutionResult,
+    ) -> Result<Execution, StoreError> {
+        let (session, status, generation) = self.exec_status(id)?;
+        if !result.status.is_terminal() {
+            return Err(StoreError::invalid(format!(
+                "{} is not an end status",
+                result.status
+            )));
+        }
+        let allowed = match result.status {
+            ExecStatus::Finished | ExecStatus::TimedOut => status == ExecStatus::Running,
+            _ => !status.is_terminal(),
+        };
+        if !allowed {
+            return Err(Self::bad_transition(id, status, result.status.as_str()));
+        }
+        let out = redact(&lossy(&result.stdout)).into_owned();
+        let err = redact(&lossy(&result.stderr)).into_owned();
+        let (stdout, stdout_truncated) = cap_text(&out, MAX_OUTPUT_BYTES);
+        let (stderr, stderr_truncated) = cap_text(&err, MAX_OUTPUT_BYTES);
+        self.c.execute(
+            "UPDATE executions SET status = ?2, exit_code = ?3, error = ?4, stdout = ?5, stderr = ?6,
+                    stdout_bytes = ?7, stderr_bytes = ?8, stdout_truncated = ?9, stderr_truncated = ?10,
+                    finished_at_ms = ?11, updated_at_ms = ?11,
+                    duration_ms = CASE WHEN started_at_ms IS NULL THEN NULL ELSE max(0, ?11 - started_at_ms) END
+             WHERE id = ?1",
+            params![
+                id,
+                result.status,
+                result.exit_code,
+                result.error,
+                stdout,
+                stderr,
+                i64::try_from(result.stdout.len()).unwrap_or(i64::MAX),
+                i64::try_from(result.stderr.len()).unwrap_or(i64::MAX),
+                stdout_truncated,
+                stderr_truncated,
+                self.now
+            ],
+        )?;
+        if result.status == ExecStatus::Finished
+            && let Some(g) = generation
+        {
+            self.count_fact(session, Some(g), Fact::RunFinished)?;
+        }
+        touch(self.c, session, self.now)?;
+        self.reader().execution(id)
+    }
+
+    /// I14: the agent received the result. Call it only after the resume turn actually ran
+    /// (or the result was kept as a note, or `run` returned it inline). Returns `false` when
+    /// it was already marked.
+    pub fn mark_execution_continued(
+        &self,
+        id: ExecutionId,
+        via: ContinuedVia,
+    ) -> Result<bool, StoreError> {
+        let (_, status, _) = self.exec_status(id)?;
+        if !status.is_terminal() {
+            return Err(StoreError::Conflict {
+                message: format!(
+                    "Execution {id} is {status}; only an ended execution can be continued."
+                ),
+            });
+        }
+        let n = self.c.execute(
+            "UPDATE executions SET continued_at_ms = ?2, continued_via = ?3 WHERE id = ?1 AND continued_at_ms IS NULL",
+            params![id, self.now, via],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// Start-up: executions left `queued`, `running` or `awaiting_approval` by a crash are
+    /// marked `failed` with `reason` and queued for continuation, so the session learns of it.
+    pub fn fail_interrupted_executions(&self, reason: &str) -> Result<Vec<Execution>, StoreError> {
+        let active = self.reader().active_executions()?;
+        for e in &active {
+            self.c.execute(
+                "UPDATE executions SET status = 'failed', error = ?2, background = 1,
+                        finished_at_ms = ?3, updated_at_ms = ?3,
+                        duration_ms = CASE WHEN started_at_ms IS NULL THEN NULL ELSE max(0, ?3 - started_at_ms) END
+                 WHERE id = ?1",
+                params![e.id, reason, self.now],
+            )?;
+        }
+        active
+            .iter()
+            .map(|e| self.reader().execution(e.id))
+            .collect()
+    }
+}
+
+impl Store {
+    /// See [`WriteTx::create_execution`].
+    pub fn create_execution(&self, new: &NewExecution) -> Result<Execution, StoreError> {
+        self.write(|w| w.create_execution(new))
+    }
+    /// See [`WriteTx::approve_execution`].
+    pub fn approve_execution(
+        &self,
+        id: ExecutionId,
+        approval: &Approval,
+    ) -> Result<Execution, StoreError> {
+        self.write(|w| w.approve_execution(id, approval))
+    }
+    /// See [`WriteTx::deny_execution`].
+    pub fn deny_execution(&self, id: ExecutionId, reason: &str) -> Result<Execution, StoreError> {
+        self.write(|w| w.deny_execution(id, reason))
+    }
+    /// See [`WriteTx::start_execution`].
+    pub fn start_execution(&self, id: ExecutionId) -> Result<Execution, StoreError> {
+        self.write(|w| w.start_execution(id))
+    }
+    /// See [`WriteTx::mark_execution_background`].
+    pub fn mark_execution_background(&self, id: ExecutionId) -> Result<(), StoreError> {
+        self.write(|w| w.mark_execution_background(id))
+    }
+    /// See [`WriteTx::finish_execution`].
+    pub fn finish_execution(
+        &self,
+        id: ExecutionId,
+        result: &ExecutionResult,
+    ) -> Result<Execution, StoreError> {
+        self.write(|w| w.finish_execution(id, result))
+    }
+    /// See [`WriteTx::mark_execution_continued`].
+    pub fn mark_execution_continued(
+        &self,
+        id: ExecutionId,
+        via: ContinuedVia,
+    ) -> Result<bool, StoreError> {
+        self.write(|w| w.mark_execution_continued(id, via))
+    }
+    /// See [`Reader::execution`].
+    pub fn get_execution(&self, id: ExecutionId) -> Result<Execution, StoreError> {
+        self.read(|r| r.execution(id))
+    }
+    /// See [`Reader::executions`].
+    pub fn executions(&self, session: SessionId) -> Result<Vec<Execution>, StoreError> {
+        self.read(|r| r.executions(session))
+    }
+    /// See [`Reader::earlier_run`].
+    pub fn earlier_run(
+        &self,
+        session: SessionId,
+        target: &str,
+        canonical: &str,
+    ) -> Result<Option<Execution>, StoreError> {
+        self.read(|r| r.earlier_run(session, target, canonical))
+    }
+    /// See [`Reader::pending_continuations`].
+    pub fn pending_continuations(&self) -> Result<Vec<PendingContinuation>, StoreError> {
+        self.read(|r| r.pending_continuations())
+    }
+}

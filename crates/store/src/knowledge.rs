@@ -1,0 +1,1090 @@
+//! The knowledge graph: entities with JSON attributes and a full change history, relations,
+//! knowledge entries with tags and `about` links, FTS5 search, and `last_audited_at` (I19).
+
+use rusqlite::{OptionalExtension as _, Row, params};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::db::{Reader, Store, WriteTx};
+use crate::error::StoreError;
+use crate::plan::Fact;
+use crate::secrets::{is_secret_name, redact};
+use crate::sessions::SessionId;
+use crate::types::{fts_query, non_blank, sql_limit, text_enum};
+
+/// Entity identifier (rowid).
+pub type EntityId = i64;
+/// Knowledge entry identifier (rowid).
+pub type EntryId = i64;
+
+/// Entity kinds that are execution targets (I19 `list_targets`).
+pub const TARGET_KINDS: &[&str] = &["host", "lxc", "vm"];
+/// Tags that mark an entry as an audit of the entities it is about (besides investigations).
+pub const AUDIT_TAGS: &[&str] = &["audit", "update", "updates"];
+
+text_enum! {
+    /// Kind of knowledge entry.
+    pub enum KnowledgeKind {
+        /// What an investigation found (audits count for `last_audited_at`).
+        Investigation => "investigation",
+        /// Reference documentation.
+        Document => "document",
+        /// How to do something.
+        Runbook => "runbook",
+        /// A short note.
+        Note => "note",
+    }
+}
+
+/// A parsed `kind:name` slug. Kind: lowercase ASCII letters, digits, `_`, `-`; name: no
+/// whitespace or control characters. At most 200 bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Slug {
+    /// `kind:name`.
+    pub slug: String,
+    /// `kind`.
+    pub kind: String,
+    /// `name`.
+    pub name: String,
+}
+
+impl Slug {
+    /// Parse and normalize (kind lowercased, surrounding space trimmed).
+    pub fn parse(s: &str) -> Result<Slug, StoreError> {
+        let s = s.trim();
+        let bad = |why: &str| {
+            StoreError::invalid(format!(
+                "\"{s}\" is not an entity slug ({why}); use kind:name, e.g. host:web-01"
+            ))
+        };
+        if s.len() > 200 {
+            return Err(bad("longer than 200 bytes"));
+        }
+        let Some((kind, name)) = s.split_once(':') else {
+            return Err(bad("no ':'"));
+        };
+        let kind = kind.to_ascii_lowercase();
+        if kind.is_empty()
+            || !kind
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+        {
+            return Err(bad(
+                "the kind must be lowercase letters, digits, '_' or '-'",
+            ));
+        }
+        if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(bad("the name must be non-empty, without spaces"));
+        }
+        Ok(Slug {
+            slug: format!("{kind}:{name}"),
+            kind,
+            name: name.to_owned(),
+        })
+    }
+}
+
+/// An entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entity {
+    /// Rowid.
+    pub id: EntityId,
+    /// `kind:name`.
+    pub slug: String,
+    /// Kind.
+    pub kind: String,
+    /// Name.
+    pub name: String,
+    /// Attributes.
+    pub attributes: Map<String, Value>,
+    /// Creation time.
+    pub created_at_ms: i64,
+    /// Last change.
+    pub updated_at_ms: i64,
+}
+
+/// One attribute change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AttributeChange {
+    /// Rowid.
+    pub id: i64,
+    /// Entity slug.
+    pub slug: String,
+    /// Attribute name.
+    pub key: String,
+    /// Previous value (`None`: the attribute was new).
+    pub old_value: Option<Value>,
+    /// New value (`None`: removed).
+    pub new_value: Option<Value>,
+    /// The session that made the change.
+    pub session_id: Option<SessionId>,
+    /// Its plan generation.
+    pub generation: Option<i64>,
+    /// Time.
+    pub changed_at_ms: i64,
+}
+
+/// Result of [`Store::update_entity_attributes`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntityUpdate {
+    /// The entity after the update.
+    pub entity: Entity,
+    /// It did not exist before.
+    pub created: bool,
+    /// The changes recorded (unchanged values are not recorded).
+    pub changes: Vec<AttributeChange>,
+}
+
+/// A relation `from -kind-> to`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Relation {
+    /// Rowid.
+    pub id: i64,
+    /// Source slug.
+    pub from: String,
+    /// Relation kind (`runs_on`, `depends_on`, …).
+    pub kind: String,
+    /// Destination slug.
+    pub to: String,
+    /// Attributes.
+    pub attributes: Map<String, Value>,
+    /// Session that created or last changed it.
+    pub session_id: Option<SessionId>,
+    /// Creation time.
+    pub created_at_ms: i64,
+    /// Last change.
+    pub updated_at_ms: i64,
+}
+
+/// Input of [`Store::upsert_knowledge`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewKnowledge {
+    /// Session writing it.
+    pub session_id: Option<SessionId>,
+    /// Kind.
+    pub kind: KnowledgeKind,
+    /// Stable key within the kind; derived from the title when `None`. Upserts match on it.
+    pub slug: Option<String>,
+    /// Title.
+    pub title: String,
+    /// Body (Markdown).
+    pub body: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Entity slugs it is about (created when unknown).
+    pub about: Vec<String>,
+}
+
+/// A knowledge entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KnowledgeEntry {
+    /// Rowid.
+    pub id: EntryId,
+    /// Kind.
+    pub kind: KnowledgeKind,
+    /// Key within the kind.
+    pub slug: String,
+    /// Title.
+    pub title: String,
+    /// Body.
+    pub body: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Entities it is about (slugs).
+    pub about: Vec<String>,
+    /// Session that last wrote it.
+    pub session_id: Option<SessionId>,
+    /// Revision (1 on creation, +1 per upsert).
+    pub revision: i64,
+    /// Creation time.
+    pub created_at_ms: i64,
+    /// Last change.
+    pub updated_at_ms: i64,
+}
+
+/// A search hit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KnowledgeHit {
+    /// Rowid.
+    pub id: EntryId,
+    /// Kind.
+    pub kind: KnowledgeKind,
+    /// Key.
+    pub slug: String,
+    /// Title.
+    pub title: String,
+    /// Snippet of the body with `[` `]` around matches.
+    pub snippet: String,
+    /// Tags (space separated).
+    pub tags: String,
+    /// Last change.
+    pub updated_at_ms: i64,
+    /// BM25 rank (lower is better).
+    pub rank: f64,
+}
+
+/// An entity search hit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EntityHit {
+    /// The entity.
+    pub entity: Entity,
+    /// BM25 rank (lower is better).
+    pub rank: f64,
+}
+
+/// Filter of [`Store::search_knowledge`].
+#[derive(Debug, Clone, Default)]
+pub struct KnowledgeQuery {
+    /// Words to find (every word must match, as a prefix).
+    pub text: String,
+    /// Only these kinds (empty: all).
+    pub kinds: Vec<KnowledgeKind>,
+    /// At most this many (0: 20).
+    pub limit: u32,
+}
+
+/// An entity with its neighbourhood (`get_entity`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntityDetail {
+    /// The entity.
+    pub entity: Entity,
+    /// Most recent attribute changes first.
+    pub history: Vec<AttributeChange>,
+    /// Relations from or to it.
+    pub relations: Vec<Relation>,
+    /// Knowledge about it, most recent first (without bodies).
+    pub knowledge: Vec<KnowledgeEntry>,
+    /// When it was last audited (I19).
+    pub last_audited_at_ms: Option<i64>,
+}
+
+/// An execution target with its audit freshness (I19).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Target {
+    /// The entity (`host:…`, `lxc:…`, `vm:…`).
+    pub entity: Entity,
+    /// Its `transport` attribute (`local`, `ssh`, `pct`), if set.
+    pub transport: Option<String>,
+    /// Latest investigation (or audit-tagged entry) about it.
+    pub last_audited_at_ms: Option<i64>,
+}
+
+/// Nodes and edges for the graph view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Graph {
+    /// Entities.
+    pub nodes: Vec<Entity>,
+    /// Relations between them.
+    pub edges: Vec<Relation>,
+}
+
+const ENTITY_COLS: &str = "id, slug, kind, name, attributes, created_at_ms, updated_at_ms";
+
+fn parse_map(s: &str) -> Map<String, Value> {
+    match serde_json::from_str(s) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+fn entity_from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
+    let attrs: String = r.get(4)?;
+    Ok(Entity {
+        id: r.get(0)?,
+        slug: r.get(1)?,
+        kind: r.get(2)?,
+        name: r.get(3)?,
+        attributes: parse_map(&attrs),
+        created_at_ms: r.get(5)?,
+        updated_at_ms: r.get(6)?,
+    })
+}
+
+fn change_from_row(r: &Row<'_>) -> rusqlite::Result<AttributeChange> {
+    let old: Option<String> = r.get(3)?;
+    let new: Option<String> = r.get(4)?;
+    Ok(AttributeChange {
+        id: r.get(0)?,
+        slug: r.get(1)?,
+        key: r.get(2)?,
+        old_value: old.and_then(|v| serde_json::from_str(&v).ok()),
+        new_value: new.and_then(|v| serde_json::from_str(&v).ok()),
+        session_id: r.get(5)?,
+        generation: r.get(6)?,
+        changed_at_ms: r.get(7)?,
+    })
+}
+
+const RELATION_SELECT: &str = "SELECT r.id, f.slug, r.kind, t.slug, r.attributes, r.session_id, r.created_at_ms, r.updated_at_ms
+     FROM relations r JOIN entities f ON f.id = r.from_entity JOIN entities t ON t.id = r.to_entity";
+
+fn relation_from_row(r: &Row<'_>) -> rusqlite::Result<Relation> {
+    let attrs: String = r.get(4)?;
+    Ok(Relation {
+        id: r.get(0)?,
+        from: r.get(1)?,
+        kind: r.get(2)?,
+        to: r.get(3)?,
+        attributes: parse_map(&attrs),
+        session_id: r.get(5)?,
+        created_at_ms: r.get(6)?,
+        updated_at_ms: r.get(7)?,
+    })
+}
+
+const ENTRY_COLS: &str =
+    "id, kind, slug, title, body, tags, session_id, revision, created_at_ms, updated_at_ms";
+
+fn entry_from_row(r: &Row<'_>) -> rusqlite::Result<KnowledgeEntry> {
+    let tags: String = r.get(5)?;
+    Ok(KnowledgeEntry {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        slug: r.get(2)?,
+        title: r.get(3)?,
+        body: r.get(4)?,
+        tags: tags.split_whitespace().map(str::to_owned).collect(),
+        about: Vec::new(),
+        session_id: r.get(6)?,
+        revision: r.get(7)?,
+        created_at_ms: r.get(8)?,
+        updated_at_ms: r.get(9)?,
+    })
+}
+
+/// `"Fleet apt audit 2026-07-14"` → `"fleet-apt-audit-2026-07-14"`.
+pub fn slugify(title: &str) -> String {
+    let mut out = String::new();
+    for c in title.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out.truncate(crate::types::floor_char(&out, 120));
+    if out.is_empty() {
+        "untitled".to_owned()
+    } else {
+        out
+    }
+}
+
+fn normalize_tag(t: &str) -> Option<String> {
+    let t: String = t
+        .trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' || c == '/' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let t = t.trim_matches('-').to_owned();
+    (!t.is_empty()).then_some(t)
+}
+
+const LAST_AUDITED_SQL: &str = "SELECT max(k.updated_at_ms) FROM knowledge_about a
+     JOIN knowledge_entries k ON k.id = a.entry_id
+     WHERE a.entity_id = ?1 AND (k.kind = 'investigation' OR EXISTS (
+         SELECT 1 FROM knowledge_tags t WHERE t.entry_id = k.id AND t.tag IN ('audit','update','updates')))";
+
+impl Reader<'_> {
+    /// An entity by slug.
+    pub fn entity(&self, slug: &str) -> Result<Option<Entity>, StoreError> {
+        let slug = Slug::parse(slug)?;
+        Ok(self
+            .c
+            .prepare_cached(&format!(
+                "SELECT {ENTITY_COLS} FROM entities WHERE slug = ?1"
+            ))?
+            .query_row([&slug.slug], entity_from_row)
+            .optional()?)
+    }
+
+    /// An entity with its history, relations and knowledge (`get_entity`).
+    pub fn entity_detail(
+        &self,
+        slug: &str,
+        history_limit: u32,
+    ) -> Result<Option<EntityDetail>, StoreError> {
+        let Some(entity) = self.entity(slug)? else {
+            return Ok(None);
+        };
+        let history = self
+            .c
+            .prepare_cached(
+                "SELECT h.id, e.slug, h.key, h.old_value, h.new_value, h.session_id, h.generation, h.changed_at_ms
+                 FROM entity_attribute_history h JOIN entities e ON e.id = h.entity_id
+                 WHERE h.entity_id = ?1 ORDER BY h.id DESC LIMIT ?2",
+            )?
+            .query_map(params![entity.id, sql_limit(history_limit)], change_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let relations = self
+            .c
+            .prepare_cached(&format!(
+                "{RELATION_SELECT} WHERE r.from_entity = ?1 OR r.to_entity = ?1 ORDER BY r.id"
+            ))?
+            .query_map([entity.id], relation_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let knowledge = self.knowledge_about(&entity.slug, 50)?;
+        let last_audited_at_ms = self
+            .c
+            .prepare_cached(LAST_AUDITED_SQL)?
+            .query_row([entity.id], |r| r.get(0))?;
+        Ok(Some(EntityDetail {
+            entity,
+            history,
+            relations,
+            knowledge,
+            last_audited_at_ms,
+        }))
+    }
+
+    /// Entities, optionally of one kind, by slug (`limit` 0: all).
+    pub fn list_entities(&self, kind: Option<&str>, limit: u32) -> Result<Vec<Entity>, StoreError> {
+        Ok(self
+            .c
+            .prepare_cached(&format!(
+                "SELECT {ENTITY_COLS} FROM entities WHERE ?1 IS NULL OR kind = ?1 ORDER BY slug LIMIT ?2"
+            ))?
+            .query_map(params![kind, sql_limit(limit)], entity_from_row)?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Attribute history of an entity, oldest first.
+    pub fn attribute_history(&self, slug: &str) -> Result<Vec<AttributeChange>, StoreError> {
+        let slug = Slug::parse(slug)?;
+        Ok(self
+            .c
+            .prepare_cached(
+                "SELECT h.id, e.slug, h.key, h.old_value, h.new_value, h.session_id, h.generation, h.changed_at_ms
+                 FROM entity_attribute_history h JOIN entities e ON e.id = h.entity_id
+                 WHERE e.slug = ?1 ORDER BY h.id",
+            )?
+            .query_map([&slug.slug], change_from_row)?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Relations from or to an entity.
+    pub fn relations_of(&self, slug: &str) -> Result<Vec<Relation>, StoreError> {
+        Ok(match self.entity(slug)? {
+            None => Vec::new(),
+            Some(e) => self
+                .c
+                .prepare_cached(&format!(
+                    "{RELATION_SELECT} WHERE r.from_entity = ?1 OR r.to_entity = ?1 ORDER BY r.id"
+                ))?
+                .query_map([e.id], relation_from_row)?
+                .collect::<Result<Vec<_>, _>>()?,
+        })
+    }
+
+    fn about_of(&self, entry: EntryId) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .c
+            .prepare_cached(
+                "SELECT e.slug FROM knowledge_about a JOIN entities e ON e.id = a.entity_id
+                 WHERE a.entry_id = ?1 ORDER BY e.slug",
+            )?
+            .query_map([entry], |r| r.get(0))?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// A knowledge entry with its `about` links.
+    pub fn knowledge_entry(&self, id: EntryId) -> Result<KnowledgeEntry, StoreError> {
+        let mut e = self
+            .c
+            .prepare_cached(&format!(
+                "SELECT {ENTRY_COLS} FROM knowledge_entries WHERE id = ?1"
+            ))?
+            .query_row([id], entry_from_row)
+            .optional()?
+            .ok_or_else(|| StoreError::not_found("knowledge entry", id))?;
+        e.about = self.about_of(id)?;
+        Ok(e)
+    }
+
+    /// A knowledge entry by kind and slug.
+    pub fn knowledge_by_slug(
+        &self,
+        kind: KnowledgeKind,
+        slug: &str,
+    ) -> Result<Option<KnowledgeEntry>, StoreError> {
+        let id: Option<EntryId> = self
+            .c
+            .prepare_cached("SELECT id FROM knowledge_entries WHERE kind = ?1 AND slug = ?2")?
+            .query_row(params![kind, slug], |r| r.get(0))
+            .optional()?;
+        id.map(|id| self.knowledge_entry(id)).transpose()
+    }
+
+    /// Knowledge about an entity, most recent first; bodies left empty.
+    pub fn knowledge_about(
+        &self,
+        slug: &str,
+        limit: u32,
+    ) -> Result<Vec<KnowledgeEntry>, StoreError> {
+        let slug = Slug::parse(slug)?;
+        let mut rows = self
+            .c
+            .prepare_cached(
+                "SELECT k.id, k.kind, k.slug, k.title, '', k.tags, k.session_id, k.revision, k.created_at_ms, k.updated_at_ms
+                 FROM entities e JOIN knowledge_about a ON a.entity_id = e.id JOIN knowledge_entries k ON k.id = a.entry_id
+                 WHERE e.slug = ?1 ORDER BY k.updated_at_ms DESC, k.id DESC LIMIT ?2",
+            )?
+            .query_map(params![&slug.slug, sql_limit(limit)], entry_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        for e in &mut rows {
+            e.about = self.about_of(e.id)?;
+        }
+        Ok(rows)
+    }
+
+    /// Full-text search over knowledge entries (title, body, tags), best first.
+    pub fn search_knowledge(&self, q: &KnowledgeQuery) -> Result<Vec<KnowledgeHit>, StoreError> {
+        let Some(fts) = fts_query(&q.text) else {
+            return Ok(Vec::new());
+        };
+        let limit = if q.limit == 0 { 20 } else { i64::from(q.limit) };
+        let kinds: Option<String> = (!q.kinds.is_empty()).then(|| {
+            q.kinds
+                .iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        });
+        Ok(self
+            .c
+            .prepare_cached(
+                "SELECT k.id, k.kind, k.slug, k.title, snippet(knowledge_fts, 1, '[', ']', '…', 12), k.tags,
+                        k.updated_at_ms, f.rank
+                 FROM (SELECT rowid, rank FROM knowledge_fts WHERE knowledge_fts MATCH ?1
+                       ORDER BY rank LIMIT CASE WHEN ?2 IS NULL THEN ?3 ELSE -1 END) f
+                 JOIN knowledge_entries k ON k.id = f.rowid
+                 JOIN knowledge_fts ON knowledge_fts.rowid = f.rowid AND knowledge_fts MATCH ?1
+                 WHERE ?2 IS NULL OR instr(',' || ?2 || ',', ',' || k.kind || ',') > 0
+                 ORDER BY f.rank LIMIT ?3",
+            )?
+            .query_map(params![fts, kinds, limit], |r| {
+                Ok(KnowledgeHit {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    slug: r.get(2)?,
+                    title: r.get(3)?,
+                    snippet: r.get(4)?,
+                    tags: r.get(5)?,
+                    updated_at_ms: r.get(6)?,
+                    rank: r.get(7)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Full-text search over entities (slug, name, kind, attributes), best first.
+    pub fn search_entities(&self, text: &str, limit: u32) -> Result<Vec<EntityHit>, StoreError> {
+        let Some(fts) = fts_query(text) else {
+            return Ok(Vec::new());
+        };
+        let limit = if limit == 0 { 20 } else { i64::from(limit) };
+        Ok(self
+            .c
+            .prepare_cached(
+                "SELECT e.id, e.slug, e.kind, e.name, e.attributes, e.created_at_ms, e.updated_at_ms, f.rank
+                 FROM (SELECT rowid, rank FROM entities_fts WHERE entities_fts MATCH ?1 ORDER BY rank LIMIT ?2) f
+                 JOIN entities e ON e.id = f.rowid ORDER BY f.rank",
+            )?
+            .query_map(params![fts, limit], |r| Ok(EntityHit { entity: entity_from_row(r)?, rank: r.get(7)? }))?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// I19: execution targets (`host:`, `lxc:`, `vm:`) with their transport and when each was
+    /// last audited (latest investigation, or entry tagged audit/update, about it).
+    pub fn list_targets(&self) -> Result<Vec<Target>, StoreError> {
+        let mut st = self.c.prepare_cached(&format!(
+            "SELECT {ENTITY_COLS}, ({}) FROM entities WHERE kind IN ('host','lxc','vm') ORDER BY slug",
+            LAST_AUDITED_SQL.replace("?1", "entities.id")
+        ))?;
+        let rows = st
+            .query_map([], |r| {
+                let entity = entity_from_row(r)?;
+                let last: Option<i64> = r.get(7)?;
+                Ok((entity, last))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows
+            .into_iter()
+            .map(|(entity, last_audited_at_ms)| Target {
+                transport: entity
+                    .attributes
+                    .get("transport")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                entity,
+                last_audited_at_ms,
+            })
+            .collect())
+    }
+
+    /// I19 for one entity.
+    pub fn last_audited_at(&self, slug: &str) -> Result<Option<i64>, StoreError> {
+        Ok(match self.entity(slug)? {
+            None => None,
+            Some(e) => self
+                .c
+                .prepare_cached(LAST_AUDITED_SQL)?
+                .query_row([e.id], |r| r.get(0))?,
+        })
+    }
+
+    /// Slugs of the entities a session changed, linked or wrote about (graph highlighting).
+    pub fn entities_touched_by(&self, session: SessionId) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .c
+            .prepare_cached(
+                "SELECT slug FROM entities WHERE id IN (
+                    SELECT entity_id FROM entity_attribute_history WHERE session_id = ?1
+                    UNION SELECT from_entity FROM relations WHERE session_id = ?1
+                    UNION SELECT to_entity FROM relations WHERE session_id = ?1
+                    UNION SELECT a.entity_id FROM knowledge_about a JOIN knowledge_entries k ON k.id = a.entry_id
+                          WHERE k.session_id = ?1
+                    UNION SELECT id FROM entities WHERE created_by_session = ?1)
+                 ORDER BY slug",
+            )?
+            .query_map([session], |r| r.get(0))?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// The whole graph (at most `limit` nodes, 0: all) for the graph view.
+    pub fn graph(&self, limit: u32) -> Result<Graph, StoreError> {
+        let nodes = self.list_entities(None, limit)?;
+        let edges = self
+            .c
+            .prepare_cached(&format!("{RELATION_SELECT} ORDER BY r.id"))?
+            .query_map([], relation_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let known: std::collections::HashSet<&str> =
+            nodes.iter().map(|n| n.slug.as_str()).collect();
+        let edges = edges
+            .into_iter()
+            .filter(|e| known.contains(e.from.as_str()) && known.contains(e.to.as_str()))
+            .collect();
+        Ok(Graph { nodes, edges })
+    }
+}
+
+fn check_secret_keys(attrs: &Map<String, Value>) -> Result<(), StoreError> {
+    if let Some(k) = attrs.keys().find(|k| is_secret_name(k)) {
+        return Err(StoreError::invalid(format!(
+            "Attribute \"{k}\" looks like a secret. Secrets never enter the database: record where \
+             the secret is kept (e.g. \"credentials_in\": \"keyring\"), not its value."
+        )));
+    }
+    Ok(())
+}
+
+fn scrub(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(redact(s).into_owned()),
+        Value::Array(a) => Value::Array(a.iter().map(scrub).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), scrub(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+impl WriteTx<'_> {
+    fn session_generation(&self, session: Option<SessionId>) -> Result<Option<i64>, StoreError> {
+        match session {
+            None => Ok(None),
+            Some(s) => {
+                self.reader().session(s)?;
+                let (g, _) = self.reader().current_generation(s)?;
+                Ok((g > 0).then_some(g))
+            }
+        }
+    }
+
+    /// The entity for `slug`, created (empty) if unknown. Returns `(id, created)`.
+    pub(crate) fn ensure_entity(
+        &self,
+        slug: &Slug,
+        session: Option<SessionId>,
+    ) -> Result<(EntityId, bool), StoreError> {
+        if let Some(id) = self
+            .c
+            .prepare_cached("SELECT id FROM entities WHERE slug = ?1")?
+            .query_row([&slug.slug], |r| r.get(0))
+            .optional()?
+        {
+            return Ok((id, false));
+        }
+        self.c
+            .prepare_cached(
+                "INSERT INTO entities (slug, kind, name, created_at_ms, updated_at_ms, created_by_session)
+                 VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+            )?
+            .execute(params![slug.slug, slug.kind, slug.name, self.now, session])?;
+        Ok((self.c.last_insert_rowid(), true))
+    }
+
+    /// `update_entity_attributes`: merge `attributes` into the entity (created if unknown);
+    /// a `null` value removes the attribute. Every change is recorded with the session and its
+    /// plan generation; the call counts as a fact write-back for I6. Attribute names that
+    /// denote a secret are refused, and secret-looking values are scrubbed.
+    pub fn update_entity_attributes(
+        &self,
+        session: Option<SessionId>,
+        slug: &str,
+        attributes: &Map<String, Value>,
+    ) -> Result<EntityUpdate, StoreError> {
+        let slug = Slug::parse(slug)?;
+        check_secret_keys(attributes)?;
+        let generation = self.session_generation(session)?;
+        let (id, created) = self.ensure_entity(&slug, session)?;
+        let current: String =
+            self.c
+                .query_row("SELECT attributes FROM entities WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })?;
+        let mut attrs = parse_map(&current);
+        let mut history = self.c.prepare_cached(
+            "INSERT INTO entity_attribute_history (entity_id, key, old_value, new_value, session_id, generation, changed_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        let mut change_ids = Vec::new();
+        for (k, v) in attributes {
+            let k = k.trim();
+            if k.is_empty() {
+                return Err(StoreError::invalid("An attribute name must not be empty"));
+            }
+            let v = scrub(v);
+            let old = attrs.get(k).cloned();
+            let new = (!v.is_null()).then_some(v);
+            if old == new {
+                continue;
+            }
+            history.execute(params![
+                id,
+                k,
+                old.as_ref().map(Value::to_string),
+                new.as_ref().map(Value::to_string),
+                session,
+                generation,
+                self.now
+            ])?;
+            change_ids.push(self.c.last_insert_rowid());
+            match new {
+                Some(v) => attrs.insert(k.to_owned(), v),
+                None => attrs.remove(k),
+            };
+        }
+        if !change_ids.is_empty() {
+            self.c.execute(
+                "UPDATE entities SET attributes = ?2, updated_at_ms = ?3 WHERE id = ?1",
+                params![id, Value::Object(attrs).to_string(), self.now],
+            )?;
+        }
+        if let Some(s) = session {
+            self.count_fact(s, generation.or(Some(0)), Fact::Write)?;
+            crate::sessions::touch(self.c, s, self.now)?;
+        }
+        let entity = self
+            .c
+            .prepare_cached(&format!("SELECT {ENTITY_COLS} FROM entities WHERE id = ?1"))?
+            .query_row([id], entity_from_row)?;
+        let mut changes = Vec::with_capacity(change_ids.len());
+        for cid in change_ids {
+            changes.push(self.c.query_row(
+                "SELECT h.id, e.slug, h.key, h.old_value, h.new_value, h.session_id, h.generation, h.changed_at_ms
+                 FROM entity_attribute_history h JOIN entities e ON e.id = h.entity_id WHERE h.id = ?1",
+                [cid],
+                change_from_row,
+            )?);
+        }
+        Ok(EntityUpdate {
+            entity,
+            created,
+            changes,
+        })
+    }
+
+    /// `create_relationship`: `from -kind-> to` (entities created if unknown; an existing
+    /// relation gets its attributes merged). Counts as a fact write-back for I6.
+    pub fn create_relationship(
+        &self,
+        session: Option<SessionId>,
+        from: &str,
+        kind: &str,
+        to: &str,
+        attributes: &Map<String, Value>,
+    ) -> Result<Relation, StoreError> {
+        let from = Slug::parse(from)?;
+        let to = Slug::parse(to)?;
+        let kind = non_blank("A relation kind", kind)?
+            .to_ascii_lowercase()
+            .replace(char::is_whitespace, "_");
+        check_secret_keys(attributes)?;
+        let generation = self.session_generation(session)?;
+        let (fid, _) = self.ensure_entity(&from, session)?;
+        let (tid, _) = self.ensure_entity(&to, session)?;
+        let existing: Option<(i64, String)> = self
+            .c
+            .query_row(
+                "SELECT id, attributes FROM relations WHERE from_entity = ?1 AND kind = ?2 AND to_entity = ?3",
+                params![fid, kind, tid],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let id = match existing {
+            Some((id, attrs)) => {
+                let mut merged = parse_map(&attrs);
+                for (k, v) in attributes {
+                    if v.is_null() {
+                        merged.remove(k);
+                    } else {
+                        merged.insert(k.clone(), scrub(v));
+                    }
+                }
+                self.c.execute(
+                    "UPDATE relations SET attributes = ?2, session_id = coalesce(?3, session_id), updated_at_ms = ?4 WHERE id = ?1",
+                    params![id, Value::Object(merged).to_string(), session, self.now],
+                )?;
+                id
+            }
+            None => {
+                let attrs: Map<String, Value> = attributes
+                    .iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, v)| (k.clone(), scrub(v)))
+                    .collect();
+                self.c.execute(
+                    "INSERT INTO relations (from_entity, kind, to_entity, attributes, session_id, created_at_ms, updated_at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                    params![fid, kind, tid, Value::Object(attrs).to_string(), session, self.now],
+                )?;
+                self.c.last_insert_rowid()
+            }
+        };
+        if let Some(s) = session {
+            self.count_fact(s, generation.or(Some(0)), Fact::Write)?;
+            crate::sessions::touch(self.c, s, self.now)?;
+        }
+        Ok(self
+            .c
+            .prepare_cached(&format!("{RELATION_SELECT} WHERE r.id = ?1"))?
+            .query_row([id], relation_from_row)?)
+    }
+
+    /// Remove a relation. Returns whether it existed.
+    pub fn delete_relationship(
+        &self,
+        from: &str,
+        kind: &str,
+        to: &str,
+    ) -> Result<bool, StoreError> {
+        let from = Slug::parse(from)?;
+        let to = Slug::parse(to)?;
+        let n = self.c.execute(
+            "DELETE FROM relations WHERE kind = ?2
+               AND from_entity = (SELECT id FROM entities WHERE slug = ?1)
+               AND to_entity = (SELECT id FROM entities WHERE slug = ?3)",
+            params![from.slug, kind.trim().to_ascii_lowercase(), to.slug],
+        )?;
+        Ok(n > 0)
+    }
+
+    /// `upsert_knowledge`: create or update (same kind + slug) an entry, with tags and `about`
+    /// links (entities created if unknown; links replaced by the given list when non-empty).
+    /// Counts as a knowledge upsert, which is prose and not a fact write-back (I6).
+    pub fn upsert_knowledge(&self, new: &NewKnowledge) -> Result<KnowledgeEntry, StoreError> {
+        let title = non_blank("A knowledge title", &new.title)?;
+        let slug = match new.slug.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            Some(s) => s.to_owned(),
+            None => slugify(title),
+        };
+        let about: Vec<Slug> = new
+            .about
+            .iter()
+            .map(|s| Slug::parse(s))
+            .collect::<Result<_, _>>()?;
+        let mut tags: Vec<String> = new.tags.iter().filter_map(|t| normalize_tag(t)).collect();
+        tags.sort();
+        tags.dedup();
+        let tags_text = tags.join(" ");
+        let generation = self.session_generation(new.session_id)?;
+        let body = redact(&new.body);
+        let existing: Option<EntryId> = self
+            .c
+            .prepare_cached("SELECT id FROM knowledge_entries WHERE kind = ?1 AND slug = ?2")?
+            .query_row(params![new.kind, slug], |r| r.get(0))
+            .optional()?;
+        let id = match existing {
+            Some(id) => {
+                self.c.execute(
+                    "UPDATE knowledge_entries SET title = ?2, body = ?3, tags = ?4, session_id = coalesce(?5, session_id),
+                            revision = revision + 1, updated_at_ms = ?6 WHERE id = ?1",
+                    params![id, title, body.as_ref(), tags_text, new.session_id, self.now],
+                )?;
+                self.c
+                    .execute("DELETE FROM knowledge_tags WHERE entry_id = ?1", [id])?;
+                if !about.is_empty() {
+                    self.c
+                        .execute("DELETE FROM knowledge_about WHERE entry_id = ?1", [id])?;
+                }
+                id
+            }
+            None => {
+                self.c
+                    .prepare_cached(
+                        "INSERT INTO knowledge_entries (kind, slug, title, body, tags, session_id, created_at_ms, updated_at_ms)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                    )?
+                    .execute(params![new.kind, slug, title, body.as_ref(), tags_text, new.session_id, self.now])?;
+                self.c.last_insert_rowid()
+            }
+        };
+        {
+            let mut ins = self.c.prepare_cached(
+                "INSERT OR IGNORE INTO knowledge_tags (entry_id, tag) VALUES (?1, ?2)",
+            )?;
+            for t in &tags {
+                ins.execute(params![id, t])?;
+            }
+        }
+        for a in &about {
+            let (eid, _) = self.ensure_entity(a, new.session_id)?;
+            self.c
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO knowledge_about (entry_id, entity_id) VALUES (?1, ?2)",
+                )?
+                .execute(params![id, eid])?;
+        }
+        if let Some(s) = new.session_id {
+            self.count_fact(s, generation.or(Some(0)), Fact::KnowledgeUpsert)?;
+            crate::sessions::touch(self.c, s, self.now)?;
+        }
+        self.reader().knowledge_entry(id)
+    }
+
+    /// Delete a knowledge entry. Returns whether it existed.
+    pub fn delete_knowledge(&self, id: EntryId) -> Result<bool, StoreError> {
+        Ok(self
+            .c
+            .execute("DELETE FROM knowledge_entries WHERE id = ?1", [id])?
+            > 0)
+    }
+}
+
+impl Store {
+    /// See [`WriteTx::update_entity_attributes`].
+    pub fn update_entity_attributes(
+        &self,
+        session: Option<SessionId>,
+        slug: &str,
+        attributes: &Map<String, Value>,
+    ) -> Result<EntityUpdate, StoreError> {
+        self.write(|w| w.update_entity_attributes(session, slug, attributes))
+    }
+    /// See [`WriteTx::create_relationship`].
+    pub fn create_relationship(
+        &self,
+        session: Option<SessionId>,
+        from: &str,
+        kind: &str,
+        to: &str,
+        attributes: &Map<String, Value>,
+    ) -> Result<Relation, StoreError> {
+        self.write(|w| w.create_relationship(session, from, kind, to, attributes))
+    }
+    /// See [`WriteTx::delete_relationship`].
+    pub fn delete_relationship(
+        &self,
+        from: &str,
+        kind: &str,
+        to: &str,
+    ) -> Result<bool, StoreError> {
+        self.write(|w| w.delete_relationship(from, kind, to))
+    }
+    /// See [`WriteTx::upsert_knowledge`].
+    pub fn upsert_knowledge(&self, new: &NewKnowledge) -> Result<KnowledgeEntry, StoreError> {
+        self.write(|w| w.upsert_knowledge(new))
+    }
+    /// See [`WriteTx::delete_knowledge`].
+    pub fn delete_knowledge(&self, id: EntryId) -> Result<bool, StoreError> {
+        self.write(|w| w.delete_knowledge(id))
+    }
+    /// See [`Reader::entity`].
+    pub fn get_entity(&self, slug: &str) -> Result<Option<Entity>, StoreError> {
+        self.read(|r| r.entity(slug))
+    }
+    /// See [`Reader::entity_detail`].
+    pub fn entity_detail(
+        &self,
+        slug: &str,
+        history_limit: u32,
+    ) -> Result<Option<EntityDetail>, StoreError> {
+        self.read(|r| r.entity_detail(slug, history_limit))
+    }
+    /// See [`Reader::list_entities`].
+    pub fn list_entities(&self, kind: Option<&str>, limit: u32) -> Result<Vec<Entity>, StoreError> {
+        self.read(|r| r.list_entities(kind, limit))
+    }
+    /// See [`Reader::attribute_history`].
+    pub fn attribute_history(&self, slug: &str) -> Result<Vec<AttributeChange>, StoreError> {
+        self.read(|r| r.attribute_history(slug))
+    }
+    /// See [`Reader::relations_of`].
+    pub fn relations_of(&self, slug: &str) -> Result<Vec<Relation>, StoreError> {
+        self.read(|r| r.relations_of(slug))
+    }
+    /// See [`Reader::knowledge_entry`].
+    pub fn get_knowledge(&self, id: EntryId) -> Result<KnowledgeEntry, StoreError> {
+        self.read(|r| r.knowledge_entry(id))
+    }
+    /// See [`Reader::knowledge_by_slug`].
+    pub fn knowledge_by_slug(
+        &self,
+        kind: KnowledgeKind,
+        slug: &str,
+    ) -> Result<Option<KnowledgeEntry>, StoreError> {
+        self.read(|r| r.knowledge_by_slug(kind, slug))
+    }
+    /// See [`Reader::knowledge_about`].
+    pub fn knowledge_about(
+        &self,
+        slug: &str,
+        limit: u32,
+    ) -> Result<Vec<KnowledgeEntry>, StoreError> {
+        self.read(|r| r.knowledge_about(slug, limit))
+    }
+    /// See [`Reader::search_knowledge`].
+    pub fn search_knowledge(&self, q: &KnowledgeQuery) -> Result<Vec<KnowledgeHit>, StoreError> {
+        self.read(|r| r.search_knowledge(q))
+    }
+    /// See [`Reader::search_entities`].
+    pub fn search_entities(&self, text: &str, limit: u32) -> Result<Vec<EntityHit>, StoreError> {
+        self.read(|r| r.search_entities(text, limit))
+    }
+    /// See [`Reader::list_targets`].
+    pub fn list_targets(&self) -> Result<Vec<Target>, StoreError> {
+        self.read(|r| r.list_targets())
+    }
+    /// See [`Reader::last_audited_at`].
+    pub fn last_audited_at(&self, slug: &str) -> Result<Option<i64>, StoreError> {
+        self.read(|r| r.last_audited_at(slug))
+    }
+    /// See [`Reader::entities_touched_by`].
+    pub fn entities_touched_by(&self, session: SessionId) -> Result<Vec<String>, StoreError> {
+        self.read(|r| r.entities_touched_by(session))
+    }
+    /// See [`Reader::graph`].
+    pub fn graph(&self, limit: u32) -> Result<Graph, StoreError> {
+        self.read(|r| r.graph(limit))
+    }
+}

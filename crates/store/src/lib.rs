@@ -1,0 +1,67 @@
+//! The Nomos store: the only crate that speaks SQL.
+//!
+//! Sessions, messages, plan steps, executions, the audit ledger, approval windows and the
+//! knowledge graph live in one SQLite file (WAL, foreign keys on). The store-level agent
+//! invariants of DESIGN.md §4 (I2–I6, I9, I14 bookkeeping, I16, I19) are enforced here,
+//! inside write transactions, so they hold whatever the model does. Gate refusals are typed
+//! values carrying a [`Refusal`] (`reason` + `directive` for the model); errors are
+//! [`StoreError`]s with a stable [`StoreError::code`].
+//!
+//! Every operation exists three ways: a method on [`Store`] (one transaction), on
+//! [`WriteTx`]/[`Reader`] (compose several in one transaction with [`Store::write`] /
+//! [`Store::read`]).
+//!
+//! ```no_run
+//! # fn main() -> Result<(), nomos_store::StoreError> {
+//! use nomos_store::{NewSession, Store, default_data_dir};
+//! let store = Store::open_in_dir(&default_data_dir()?)?;
+//! let s = store.create_session(NewSession { title: "Updates".into(), goal: None })?;
+//! # let _ = s; Ok(()) }
+//! ```
+
+mod approvals;
+mod audit;
+mod clock;
+mod db;
+mod error;
+mod executions;
+mod knowledge;
+mod messages;
+mod plan;
+mod recovery;
+mod secrets;
+mod sessions;
+mod types;
+
+pub use approvals::{ApprovalSource, ApprovalWindow, CloseReason, OperatorApproval, WindowId};
+pub use audit::{AuditEntry, MAX_AUDIT_ARGUMENTS_BYTES, MAX_AUDIT_SUMMARY_BYTES, NewAudit};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use db::{
+    DB_FILE_NAME, Migration, Reader, Store, WriteTx, default_data_dir, latest_schema_version,
+    migrations, open_raw_at_version,
+};
+pub use error::StoreError;
+pub use executions::{
+    Approval, ApprovalKind, CommandClass, ContinuedVia, ExecStatus, Execution, ExecutionId,
+    ExecutionResult, MAX_OUTPUT_BYTES, NewExecution, PendingContinuation,
+};
+pub use knowledge::{
+    AUDIT_TAGS, AttributeChange, Entity, EntityDetail, EntityHit, EntityId, EntityUpdate, EntryId,
+    Graph, KnowledgeEntry, KnowledgeHit, KnowledgeKind, KnowledgeQuery, NewKnowledge, Relation,
+    Slug, TARGET_KINDS, Target, slugify,
+};
+pub use messages::{
+    FinishedMessage, MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES, Message, MessageId, NewMessage,
+    Role, ToolCall, Transcript,
+};
+pub use plan::{
+    CurrentPlan, GenerationFacts, MAX_PLAN_STEPS, NewPlanStep, PlanStep, ProposePlanOutcome,
+    ProposedPlan, StepId, StepStatus, UpdateStepOutcome, WRITE_BACK_DETAIL, WRITE_BACK_TITLE,
+};
+pub use recovery::{CUT_TURN_ERROR, CutTurn, INTERRUPTED_REASON, RecoveryReport};
+pub use secrets::{REDACTED, is_secret_name, redact};
+pub use sessions::{
+    CompleteOutcome, NewSession, Outcome, ReopenOutcome, Session, SessionId, SessionQuery,
+    SessionStatus, SessionSummary,
+};
+pub use types::Refusal;

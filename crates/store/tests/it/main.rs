@@ -1,0 +1,16 @@
+//! The store's one integration-test binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod approvals;
+mod common;
+mod concurrency;
+mod executions;
+mod knowledge;
+mod messages;
+mod migrations;
+mod open;
+mod plan;
+mod recovery;
+mod secrets;
+mod sessions;
+mod sessions_flow;

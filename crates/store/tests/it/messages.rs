@@ -1,0 +1,198 @@
+use nomos_store::{FinishedMessage, MAX_TOOL_RESULT_BYTES, NewMessage, Role};
+
+use crate::common::*;
+
+#[test]
+fn i16_one_row_per_iteration_with_accumulated_text() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    t.store
+        .append_message(&NewMessage::user(sid, "check the disks"))
+        .unwrap();
+    // Iteration 1: reasoning text + a tool call.
+    let m1 = t.store.begin_assistant_message(sid, false).unwrap();
+    assert!(m1.pending);
+    t.store.append_text(m1.id, "Let me look ").unwrap();
+    t.store.append_text(m1.id, "at the disks.").unwrap();
+    t.store.append_reasoning(m1.id, "df first").unwrap();
+    t.store
+        .record_tool_call(m1.id, "call_1", "run", r#"{"command":"df -h"}"#)
+        .unwrap();
+    t.store
+        .set_tool_result(m1.id, "call_1", "Filesystem ...", false)
+        .unwrap();
+    let FinishedMessage::Kept(m1) = t.store.finish_message(m1.id, None).unwrap() else {
+        panic!()
+    };
+    // Iteration 2: the answer, a separate row.
+    let m2 = t.store.begin_assistant_message(sid, false).unwrap();
+    t.store.append_text(m2.id, "Disks are fine.").unwrap();
+    t.store.finish_message(m2.id, None).unwrap();
+
+    let tr = t.store.transcript(sid).unwrap();
+    assert_eq!(tr.messages.len(), 3);
+    assert_eq!(
+        tr.messages[1].text, "Let me look at the disks.",
+        "parts accumulated, not overwritten"
+    );
+    assert_eq!(tr.messages[1].reasoning, "df first");
+    assert_eq!(tr.messages[1].tool_calls.len(), 1);
+    assert_eq!(
+        tr.messages[1].tool_calls[0].result.as_deref(),
+        Some("Filesystem ...")
+    );
+    assert_eq!(tr.messages[2].text, "Disks are fine.");
+    assert!(tr.messages.iter().all(|m| !m.pending));
+    assert_eq!(m1.role, Role::Assistant);
+}
+
+#[test]
+fn i16_each_tool_call_stored_once() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    let m = t.store.begin_assistant_message(sid, false).unwrap();
+    let a = t
+        .store
+        .record_tool_call(m.id, "call_1", "run", r#"{"command":"uptime"}"#)
+        .unwrap();
+    let b = t
+        .store
+        .record_tool_call(m.id, "call_1", "run", r#"{"command":"uptime"}"#)
+        .unwrap();
+    assert_eq!(a.id, b.id);
+    t.store
+        .record_tool_call(m.id, "call_2", "get_entity", r#"{"slug":"host:a"}"#)
+        .unwrap();
+    t.store.finish_message(m.id, None).unwrap();
+    let m = t.store.get_message(m.id).unwrap();
+    assert_eq!(
+        m.tool_calls
+            .iter()
+            .map(|c| c.call_id.as_str())
+            .collect::<Vec<_>>(),
+        ["call_1", "call_2"]
+    );
+}
+
+#[test]
+fn i16_long_tool_results_truncated_with_a_marker_and_replay_is_faithful() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    let m = t.store.begin_assistant_message(sid, true).unwrap();
+    // Malformed arguments are kept exactly as the model sent them.
+    let args = r#"{"command": "ls -la /etc", "#;
+    t.store.record_tool_call(m.id, "c1", "run", args).unwrap();
+    let long = format!("{}END", "é".repeat(MAX_TOOL_RESULT_BYTES));
+    let c = t.store.set_tool_result(m.id, "c1", &long, false).unwrap();
+    assert!(c.result_truncated);
+    let r = c.result.unwrap();
+    assert!(r.len() < MAX_TOOL_RESULT_BYTES + 100);
+    assert!(r.contains("[truncated "), "marker present");
+    assert!(r.ends_with("END"), "the tail is kept");
+    t.store.finish_message(m.id, None).unwrap();
+    let m = t.store.get_message(m.id).unwrap();
+    assert!(m.auto);
+    assert_eq!(m.tool_calls[0].arguments, args);
+}
+
+#[test]
+fn i16_empty_placeholder_is_deleted_never_a_bubble() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    t.store
+        .append_message(&NewMessage::user(sid, "proceed"))
+        .unwrap();
+    let m = t.store.begin_assistant_message(sid, false).unwrap();
+    t.store.append_text(m.id, "   ").unwrap();
+    let out = t
+        .store
+        .finish_message(m.id, Some("empty response from the model"))
+        .unwrap();
+    assert_eq!(out, FinishedMessage::Deleted { message_id: m.id });
+    let tr = t.store.transcript(sid).unwrap();
+    assert_eq!(tr.messages.len(), 1);
+    assert_eq!(tr.messages[0].role, Role::User);
+    assert_eq!(
+        t.store.get_message(m.id).unwrap_err().code(),
+        "store.not_found"
+    );
+    // And a complete empty message is refused outright.
+    assert_eq!(
+        t.store
+            .append_message(&NewMessage::assistant(sid, ""))
+            .unwrap_err()
+            .code(),
+        "store.invalid_input"
+    );
+}
+
+#[test]
+fn i16_a_finished_message_is_immutable() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    let m = t.store.begin_assistant_message(sid, false).unwrap();
+    t.store.append_text(m.id, "hello").unwrap();
+    let FinishedMessage::Kept(done) = t.store.finish_message(m.id, Some("stream cut")).unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(done.error.as_deref(), Some("stream cut"));
+    let e = t.store.append_text(m.id, " more").unwrap_err();
+    assert_eq!(e.code(), "store.invariant");
+    assert_eq!(t.store.get_message(m.id).unwrap().text, "hello");
+    // Finishing twice returns the kept row.
+    assert!(matches!(
+        t.store.finish_message(m.id, None).unwrap(),
+        FinishedMessage::Kept(_)
+    ));
+}
+
+#[test]
+fn one_megabyte_message_is_kept_whole_and_bigger_input_is_refused() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    let big = "x".repeat(1024 * 1024);
+    let m = t
+        .store
+        .append_message(&NewMessage::user(sid, big.clone()))
+        .unwrap();
+    assert_eq!(t.store.get_message(m.id).unwrap().text.len(), big.len());
+    let huge = "y".repeat(nomos_store::MAX_MESSAGE_BYTES + 1);
+    assert_eq!(
+        t.store
+            .append_message(&NewMessage::user(sid, huge))
+            .unwrap_err()
+            .code(),
+        "store.invalid_input"
+    );
+}
+
+#[test]
+fn transcript_pages_and_last_user_message() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    for i in 0..10 {
+        t.store
+            .append_message(&NewMessage::user(sid, format!("q{i}")))
+            .unwrap();
+        t.store
+            .append_message(&NewMessage::system(sid, format!("note {i}")))
+            .unwrap();
+    }
+    let page = t.store.messages_page(sid, None, 5).unwrap();
+    assert_eq!(page.len(), 5);
+    let next = t.store.messages_page(sid, Some(page[4].id), 100).unwrap();
+    assert_eq!(next.len(), 15);
+    assert_eq!(t.store.last_user_message(sid).unwrap().unwrap().text, "q9");
+    assert_eq!(t.store.transcript(sid).unwrap().messages.len(), 20);
+}
+
+#[test]
+fn messages_of_unknown_session_are_refused() {
+    let t = store();
+    let e = t
+        .store
+        .append_message(&NewMessage::user(999, "hi"))
+        .unwrap_err();
+    assert_eq!(e.code(), "store.not_found", "{e}");
+}

@@ -1,0 +1,246 @@
+//! Migrations from every earlier schema, using the frozen fixtures in `tests/fixtures/`.
+
+use std::path::{Path, PathBuf};
+
+use nomos_store::{
+    CompleteOutcome, KnowledgeQuery, NewMessage, Outcome, SessionQuery, SessionStatus, StepStatus,
+    Store, latest_schema_version, migrations, open_raw_at_version,
+};
+
+use crate::common::{propose, run_to_end};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Build `<version>.db` from `<version>.sql` for every version whose `.db` is missing.
+/// Existing fixtures are never rewritten (they stand for databases already in the field).
+#[test]
+#[ignore = "generator: run by hand when adding a migration (see tests/fixtures/README.md)"]
+fn generate_missing_fixtures() {
+    for m in migrations() {
+        let db = fixtures_dir().join(format!("{}.db", m.version));
+        let seed = fixtures_dir().join(format!("{}.sql", m.version));
+        if db.exists() {
+            continue;
+        }
+        let sql =
+            std::fs::read_to_string(&seed).unwrap_or_else(|e| panic!("{}: {e}", seed.display()));
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("fixture.db");
+        {
+            let c = open_raw_at_version(&path, m.version).unwrap();
+            c.execute_batch(&sql).unwrap();
+            c.pragma_update(None, "journal_mode", "DELETE").unwrap();
+            c.execute_batch("VACUUM").unwrap();
+        }
+        std::fs::copy(&path, &db).unwrap();
+        println!("wrote {}", db.display());
+    }
+}
+
+#[test]
+fn every_schema_version_has_a_fixture() {
+    for m in migrations() {
+        for ext in ["db", "sql"] {
+            let f = fixtures_dir().join(format!("{}.{ext}", m.version));
+            assert!(
+                f.exists(),
+                "missing fixture {} for migration {}_{}: see tests/fixtures/README.md",
+                f.display(),
+                m.version,
+                m.name
+            );
+        }
+    }
+}
+
+fn open_copy(version: i64) -> (tempfile::TempDir, PathBuf, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nomos.db");
+    std::fs::copy(fixtures_dir().join(format!("{version}.db")), &path).unwrap();
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let v: i64 = c
+            .query_row("SELECT max(version) FROM schema_migrations", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(v, version, "fixture {version}.db is not at its own schema");
+    }
+    let store = Store::open(&path).unwrap();
+    (dir, path, store)
+}
+
+fn check_fixture(version: i64, store: &Store) {
+    match version {
+        20261129000000 => {
+            let list = store.list_sessions(&SessionQuery::default()).unwrap();
+            assert_eq!(list.len(), 2);
+            assert_eq!(
+                list[0].title, "Fixture v1: backup check",
+                "newest activity first"
+            );
+            let s = store.get_session(1).unwrap();
+            assert_eq!(s.status, SessionStatus::Done);
+            assert_eq!(s.outcome, Some(Outcome::Success));
+            assert_eq!(s.summary.as_deref(), Some("nginx 1.24 → 1.26"));
+            assert_eq!((s.completion_nudges, s.plan_generation), (0, 0));
+            let found = store
+                .list_sessions(&SessionQuery {
+                    search: Some("nginx".into()),
+                    limit: 0,
+                })
+                .unwrap();
+            assert_eq!(found.len(), 1, "the FTS index survived");
+        }
+        20261129000100 => {
+            let tr = store.transcript(1).unwrap();
+            assert_eq!(tr.messages.len(), 3);
+            assert_eq!(tr.messages[1].tool_calls[0].name, "propose_plan");
+            let plan = store.current_plan(1).unwrap();
+            assert_eq!(plan.generation, 1);
+            assert_eq!(plan.steps[0].status, StepStatus::Done);
+            assert!(plan.steps[1].write_back);
+            let ex = store.executions(1).unwrap();
+            assert_eq!(ex[0].stdout, "nginx/stable 1.26");
+            assert_eq!(store.audit_log(1, 0).unwrap().len(), 2);
+            assert_eq!(store.get_session(2).unwrap().completion_nudges, 1);
+            // A downgraded session still accepts the success once facts are written back.
+            let CompleteOutcome::Downgraded { .. } =
+                store.complete_task(1, Outcome::Success, "x").unwrap()
+            else {
+                panic!("I6 gate lost across the migration")
+            };
+            // Start-up recovery on an old database: the cut turn and the owed continuation.
+            let report = store.recover_at_startup().unwrap();
+            assert_eq!(report.cut_turns.len(), 1);
+            assert!(!report.cut_turns[0].kept);
+            assert_eq!(report.pending_continuations.len(), 1);
+        }
+        20261129000200 => {
+            let e = store.get_entity("lxc:nextcloud").unwrap().unwrap();
+            assert_eq!(e.attributes["version"], "28.0.1");
+            assert_eq!(
+                store.attribute_history("lxc:nextcloud").unwrap()[0].session_id,
+                Some(1)
+            );
+            assert_eq!(
+                store.relations_of("host:hubris").unwrap()[0].kind,
+                "runs_on"
+            );
+            let hits = store
+                .search_knowledge(&KnowledgeQuery {
+                    text: "upgradable".into(),
+                    ..Default::default()
+                })
+                .unwrap();
+            assert_eq!(hits.len(), 1);
+            let targets = store.list_targets().unwrap();
+            let nc = targets
+                .iter()
+                .find(|t| t.entity.slug == "lxc:nextcloud")
+                .unwrap();
+            assert_eq!(nc.last_audited_at_ms, Some(1764000850000));
+            assert_eq!(nc.transport.as_deref(), Some("pct"));
+        }
+        other => panic!("no checks for fixture {other}: add them to check_fixture"),
+    }
+}
+
+#[test]
+fn every_fixture_migrates_to_the_current_schema_and_keeps_its_data() {
+    for m in migrations() {
+        let (_dir, _path, store) = open_copy(m.version);
+        assert_eq!(
+            store.schema_version().unwrap(),
+            latest_schema_version(),
+            "fixture {}",
+            m.version
+        );
+        check_fixture(m.version, &store);
+        // And the migrated database is fully usable.
+        let sid = store
+            .create_session(nomos_store::NewSession {
+                title: "after migration".into(),
+                goal: None,
+            })
+            .unwrap()
+            .id;
+        store
+            .append_message(&NewMessage::user(sid, "hello"))
+            .unwrap();
+        let t = crate::common::TestStore {
+            store: store.clone(),
+            clock: std::sync::Arc::new(nomos_store::ManualClock::new(crate::common::T0)),
+            dir: tempfile::tempdir().unwrap(),
+        };
+        propose(&t, sid, &["check"]);
+        run_to_end(&t, sid, "host:a", "uptime");
+        store
+            .update_entity_attributes(
+                Some(sid),
+                "host:a",
+                serde_json::json!({"up": true}).as_object().unwrap(),
+            )
+            .unwrap();
+        assert!(matches!(
+            store.complete_task(sid, Outcome::Success, "ok").unwrap(),
+            CompleteOutcome::Completed { .. }
+        ));
+    }
+}
+
+fn schema_of(path: &Path) -> Vec<(String, String)> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut st = c
+        .prepare("SELECT name, coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn migrated_schema_equals_a_fresh_schema() {
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let fresh = fresh_dir.path().join("fresh.db");
+    drop(Store::open(&fresh).unwrap());
+    let want = schema_of(&fresh);
+    for m in migrations() {
+        let (_dir, path, store) = open_copy(m.version);
+        drop(store);
+        assert_eq!(
+            schema_of(&path),
+            want,
+            "schema after migrating fixture {}",
+            m.version
+        );
+    }
+}
+
+#[test]
+fn fixtures_are_refused_by_nothing_and_left_in_wal_mode() {
+    for m in migrations() {
+        let (_dir, path, store) = open_copy(m.version);
+        drop(store);
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let mode: String = c
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let fk: Vec<String> = c
+            .prepare("PRAGMA foreign_key_check")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(
+            fk.is_empty(),
+            "orphans after migrating {}: {fk:?}",
+            m.version
+        );
+    }
+}

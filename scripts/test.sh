@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, lints, Rust unit and integration tests, UI checks and unit
+# tests, and the end-to-end tests in the real webview. Installs what is missing first.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+ensure_toolchains
+ensure_ui_deps
+cd "$ROOT"
+
+say "cargo fmt --check"
+cargo fmt --all -- --check
+
+# The desktop crate embeds ui/dist at compile time, so the UI is built before any cargo build.
+build_ui
+
+say "clippy (warnings are errors)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+say "Rust tests"
+cargo test --workspace
+
+say "UI: type check, IPC boundary, unit tests"
+(cd ui && npm run --silent check && npm run --silent lint:ipc && npm run --silent test)
+
+say "building the desktop app for the end-to-end tests"
+cargo build -p nomos-desktop
+"$ROOT/scripts/e2e.sh"
+
+say "all tests passed"

@@ -1,0 +1,11 @@
+// App commands get generated `allow-<command>` permissions; capabilities/ grants them one by
+// one, so a command that is not listed there cannot be called from the webview.
+const COMMANDS: &[&str] = &["app_info", "list_sessions", "get_session", "create_session"];
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .unwrap_or_else(|err| panic!("tauri build step failed: {err:#}"));
+}

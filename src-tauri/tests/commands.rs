@@ -1,0 +1,125 @@
+//! The shell's commands on Tauri's mock runtime, with the real capabilities of the app and a
+//! real store on disk: what the webview sends, what it gets back.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use nomos_desktop::{AppState, configure};
+use serde_json::{Value, json};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response};
+use tauri::webview::InvokeRequest;
+
+fn app(state: AppState) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
+    let app = configure(tauri::test::mock_builder(), state)
+        .build(tauri::generate_context!())
+        .expect("app builds");
+    let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .expect("main window");
+    (app, window)
+}
+
+fn invoke(
+    window: &tauri::WebviewWindow<MockRuntime>,
+    cmd: &str,
+    body: Value,
+) -> Result<Value, Value> {
+    get_ipc_response(
+        window,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: tauri::ipc::CallbackFn(0),
+            error: tauri::ipc::CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: tauri::ipc::InvokeBody::Json(body),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|body| body.deserialize::<Value>().unwrap())
+}
+
+#[test]
+fn sessions_round_trip_through_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+
+    assert_eq!(
+        invoke(&window, "list_sessions", json!({"query": {}})).unwrap(),
+        json!([])
+    );
+
+    let created = invoke(
+        &window,
+        "create_session",
+        json!({"title": "  Check disks  "}),
+    )
+    .unwrap();
+    assert_eq!(created["title"], "Check disks");
+    assert_eq!(created["status"], "idle");
+
+    let listed = invoke(
+        &window,
+        "list_sessions",
+        json!({"query": {"search": "disks"}}),
+    )
+    .unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["id"], created["id"]);
+
+    let fetched = invoke(&window, "get_session", json!({"id": created["id"]})).unwrap();
+    assert_eq!(fetched, created);
+
+    let info = invoke(&window, "app_info", json!({})).unwrap();
+    assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
+    assert!(info["schema_version"].as_i64().unwrap() > 20_000_000_000_000);
+}
+
+#[test]
+fn errors_reach_the_ui_as_code_and_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+
+    let err = invoke(&window, "create_session", json!({"title": "   "})).unwrap_err();
+    assert_eq!(err["code"], "session.title_empty");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("Describe the task")
+    );
+
+    let err = invoke(&window, "get_session", json!({"id": 4242})).unwrap_err();
+    assert_eq!(err["code"], "store.not_found");
+}
+
+#[test]
+fn a_corrupt_database_is_reported_by_every_command_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("nomos.db");
+    let garbage: Vec<u8> = (0..8192u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(&db, &garbage).unwrap();
+
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let err = invoke(&window, "list_sessions", json!({"query": {}})).unwrap_err();
+    assert_eq!(err["code"], "store.corrupt");
+    assert!(!err["message"].as_str().unwrap().is_empty());
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        garbage,
+        "the file must never be overwritten"
+    );
+}
+
+#[test]
+fn commands_not_granted_by_the_capability_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    // A plugin command the main window has no permission for.
+    let err = invoke(
+        &window,
+        "plugin:notification|register_action_types",
+        json!({"types": []}),
+    );
+    assert!(err.is_err(), "ungranted command must be refused: {err:?}");
+}

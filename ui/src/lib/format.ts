@@ -1,0 +1,32 @@
+import type { SessionStatus } from './ipc';
+
+const STATUS_LABEL: Record<SessionStatus, string> = {
+  idle: 'Idle',
+  planning: 'Planning',
+  executing: 'Executing',
+  done: 'Done',
+  partial: 'Partial',
+  failed: 'Failed',
+  abandoned: 'Abandoned',
+};
+
+export function statusLabel(status: SessionStatus): string {
+  return STATUS_LABEL[status];
+}
+
+/** "just now", "5 min ago", "3 h ago", then a date: the sidebar needs recency, not precision. */
+export function relativeTime(thenMs: number, nowMs: number): string {
+  const seconds = Math.max(0, Math.round((nowMs - thenMs) / 1000));
+  if (seconds < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  return new Date(thenMs).toISOString().slice(0, 10);
+}
+
+/** The first line of a task, shortened, names its session in the sidebar. */
+export function titleFrom(text: string): string {
+  const firstLine = text.trim().split('\n')[0]?.trim() ?? '';
+  return firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine;
+}
