@@ -11,9 +11,14 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+mod agent;
 mod error;
 mod session;
 
+pub use agent::{
+    AgentEvent, ApprovalKind, CommandClass, ExecStatus, Execution, Message, PlanStep, Role,
+    SessionView, StepStatus, ToolCall,
+};
 pub use error::IpcError;
 pub use session::{Outcome, SessionListQuery, SessionStatus, SessionSummary};
 
@@ -35,12 +40,23 @@ pub struct AppInfo {
 pub fn typescript_bindings() -> String {
     let cfg = ts_rs::Config::default();
     let decls = [
+        AgentEvent::decl(&cfg),
         AppInfo::decl(&cfg),
+        ApprovalKind::decl(&cfg),
+        CommandClass::decl(&cfg),
+        ExecStatus::decl(&cfg),
+        Execution::decl(&cfg),
         IpcError::decl(&cfg),
+        Message::decl(&cfg),
         Outcome::decl(&cfg),
+        PlanStep::decl(&cfg),
+        Role::decl(&cfg),
         SessionListQuery::decl(&cfg),
         SessionStatus::decl(&cfg),
         SessionSummary::decl(&cfg),
+        SessionView::decl(&cfg),
+        StepStatus::decl(&cfg),
+        ToolCall::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p nomos-protocol`.\n\

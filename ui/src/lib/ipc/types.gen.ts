@@ -1,6 +1,16 @@
 // Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p nomos-protocol`.
 // Do not edit by hand: a test fails when this file drifts from the Rust types.
 
+export type AgentEvent = { "type": "turn_started", session_id: number, auto: boolean, } | { "type": "text_delta", session_id: number, message_id: number, delta: string, } | { "type": "message", session_id: number, message: Message, } | { "type": "tool_call", session_id: number, message_id: number, call: ToolCall, } | { "type": "tool_result", session_id: number, message_id: number, call_id: string, name: string, result: string, is_error: boolean, } | { "type": "plan", session_id: number, steps: Array<PlanStep>, } | { "type": "approval_requested", session_id: number, 
+/**
+ * The command waiting for a per-command approval; absent for a plan approval.
+ */
+execution: Execution | null, } | { "type": "execution", session_id: number, execution: Execution, } | { "type": "task_status", session_id: number, status: SessionStatus, outcome: Outcome | null, summary: string | null, } | { "type": "task_reopened", session_id: number, generation: number, } | { "type": "error", session_id: number, code: string, message: string, retryable: boolean, } | { "type": "done", session_id: number, 
+/**
+ * True when the turn ended on an error or a stop.
+ */
+error: boolean, };
+
 export type AppInfo = { 
 /**
  * Semantic version of the core.
@@ -15,6 +25,30 @@ data_dir: string,
  */
 schema_version: number, };
 
+export type ApprovalKind = "not_needed" | "operator_button" | "chat_approval" | "window";
+
+export type CommandClass = "read_only" | "config_mutation" | "destructive";
+
+export type ExecStatus = "queued" | "awaiting_approval" | "running" | "finished" | "failed" | "cancelled" | "timed_out";
+
+export type Execution = { id: number, session_id: number, target: string, 
+/**
+ * The command as the model wrote it.
+ */
+command: string, 
+/**
+ * The re-quoted form that actually runs.
+ */
+canonical: string, class: CommandClass, 
+/**
+ * The classifier's explanation (rule and reason), shown on the card.
+ */
+reason: string, status: ExecStatus, approval: ApprovalKind | null, exit_code: number | null, duration_ms: number | null, 
+/**
+ * Capped output; a marker says where bytes were cut.
+ */
+stdout: string, stderr: string, created_at_ms: number, };
+
 export type IpcError = { 
 /**
  * Stable, dotted code such as `store.schema_too_new`; the UI branches on this.
@@ -25,7 +59,41 @@ code: string,
  */
 message: string, };
 
+export type Message = { id: number, role: Role, text: string, 
+/**
+ * Still being streamed.
+ */
+pending: boolean, 
+/**
+ * Produced by a turn the system started (a resume), not by an operator message.
+ */
+auto: boolean, 
+/**
+ * The iteration ended with this error (the provider's real text).
+ */
+error: string | null, tool_calls: Array<ToolCall>, created_at_ms: number, };
+
 export type Outcome = "success" | "partial" | "failed" | "abandoned";
+
+export type PlanStep = { id: number, 
+/**
+ * Plan version: a reopened session's next plan is the previous one plus one.
+ */
+generation: number, 
+/**
+ * 1-based order within the generation.
+ */
+seq: number, title: string, detail: string | null, 
+/**
+ * Target entity slug such as `host:web-01`.
+ */
+target: string | null, status: StepStatus, 
+/**
+ * What the agent reported when the step finished.
+ */
+note: string | null, };
+
+export type Role = "user" | "assistant" | "system";
 
 export type SessionListQuery = { 
 /**
@@ -48,3 +116,21 @@ created_at_ms: number,
  * Milliseconds since the Unix epoch; the list is ordered by this, newest first.
  */
 last_active_at_ms: number, };
+
+export type SessionView = { session: SessionSummary, messages: Array<Message>, 
+/**
+ * Every plan generation, oldest first (the panel collapses the replaced ones).
+ */
+plan: Array<PlanStep>, executions: Array<Execution>, 
+/**
+ * The operator's approval window is open for the current plan generation.
+ */
+approval_open: boolean, };
+
+export type StepStatus = "pending" | "running" | "done" | "failed" | "skipped" | "replaced";
+
+export type ToolCall = { call_id: string, name: string, 
+/**
+ * The arguments exactly as the model sent them (JSON text, possibly malformed).
+ */
+arguments: string, result: string | null, is_error: boolean, };
