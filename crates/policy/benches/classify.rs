@@ -1,0 +1,106 @@
+//! Classify the labelled corpus, with shell parsing alone as the reference measured in
+//! the same run. Prints the median time per command and the classify/parse ratio
+//! (budget: ratio ≤ 2, median ≤ 25 µs).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group};
+
+#[derive(serde::Deserialize)]
+struct Corpus {
+    read_only: BTreeMap<String, Vec<String>>,
+    config_mutation: BTreeMap<String, Vec<String>>,
+    destructive: BTreeMap<String, Vec<String>>,
+}
+
+fn corpus() -> Vec<String> {
+    let c: Corpus = toml::from_str(include_str!("../tests/corpus.toml")).unwrap();
+    [c.read_only, c.config_mutation, c.destructive]
+        .into_iter()
+        .flat_map(|s| s.into_values().flatten())
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let cmds = corpus();
+    // Load (and self-test) the specs outside the measurement.
+    nomos_policy::Policy::default_policy().unwrap();
+    let mut g = c.benchmark_group("corpus");
+    g.bench_function("parse_only", |b| {
+        b.iter(|| {
+            for cmd in &cmds {
+                black_box(nomos_policy::parse_only(black_box(cmd)));
+            }
+        })
+    });
+    g.bench_function("classify", |b| {
+        b.iter(|| {
+            for cmd in &cmds {
+                black_box(nomos_policy::classify(black_box(cmd)));
+            }
+        })
+    });
+    g.finish();
+}
+
+/// Per-command medians, measured in the same run, printed as the headline figures.
+fn summary() {
+    let cmds = corpus();
+    nomos_policy::Policy::default_policy().unwrap();
+    let rounds = 15;
+    let mut classify_med = Vec::with_capacity(cmds.len());
+    let mut parse_med = Vec::with_capacity(cmds.len());
+    let (mut classify_total, mut parse_total) = (Duration::ZERO, Duration::ZERO);
+    for cmd in &cmds {
+        let mut cs = Vec::with_capacity(rounds);
+        let mut ps = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            let t = Instant::now();
+            black_box(nomos_policy::parse_only(black_box(cmd)));
+            ps.push(t.elapsed());
+            let t = Instant::now();
+            black_box(nomos_policy::classify(black_box(cmd)));
+            cs.push(t.elapsed());
+        }
+        cs.sort();
+        ps.sort();
+        classify_med.push(cs[rounds / 2]);
+        parse_med.push(ps[rounds / 2]);
+        classify_total += cs[rounds / 2];
+        parse_total += ps[rounds / 2];
+    }
+    classify_med.sort();
+    parse_med.sort();
+    let median = |v: &[Duration]| v[v.len() / 2];
+    let p95 = |v: &[Duration]| v[v.len() * 95 / 100];
+    println!();
+    println!("policy classifier over {} corpus commands:", cmds.len());
+    println!(
+        "  classify:   median {:.2} µs/command, p95 {:.2} µs, total {:.2} ms",
+        median(&classify_med).as_secs_f64() * 1e6,
+        p95(&classify_med).as_secs_f64() * 1e6,
+        classify_total.as_secs_f64() * 1e3
+    );
+    println!(
+        "  parse only: median {:.2} µs/command, p95 {:.2} µs, total {:.2} ms",
+        median(&parse_med).as_secs_f64() * 1e6,
+        p95(&parse_med).as_secs_f64() * 1e6,
+        parse_total.as_secs_f64() * 1e3
+    );
+    println!(
+        "  ratio classify/parse: {:.2}x total, {:.2}x median (budget: <= 2x, median <= 25 µs)",
+        classify_total.as_secs_f64() / parse_total.as_secs_f64(),
+        median(&classify_med).as_secs_f64() / median(&parse_med).as_secs_f64()
+    );
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}

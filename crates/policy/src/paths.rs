@@ -1,0 +1,816 @@
+//! Target awareness: glob patterns over paths, protected write targets and secrets.
+//!
+//! Paths are compared as glob patterns: a literal path is a pattern without
+//! metacharacters, a dynamic value is `**`. Two patterns "may overlap" when some
+//! path matches both (an automaton product), which is how globs and loop variables
+//! are checked against the lists below without expanding anything.
+
+use std::borrow::Cow;
+
+/// Writing here is destructive (persistence, privilege, lock-out, boot, disks).
+const PROTECTED_WRITE: &[&str] = &[
+    "/etc/cron*",
+    "/etc/cron*/**",
+    "/etc/anacrontab",
+    "/var/spool/cron/**",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/sudoers.d/**",
+    "**/.ssh/**",
+    "/etc/ssh/**",
+    "**/.bashrc",
+    "**/.bash_profile",
+    "**/.bash_login",
+    "**/.bash_logout",
+    "**/.profile",
+    "**/.zshrc",
+    "**/.zprofile",
+    "**/.zshenv",
+    "**/.inputrc",
+    "/etc/profile",
+    "/etc/profile.d/**",
+    "/etc/bash.bashrc",
+    "/etc/environment",
+    "/etc/zsh/**",
+    "/etc/systemd/**",
+    "/lib/systemd/**",
+    "/usr/lib/systemd/**",
+    "/run/systemd/**",
+    "**/.config/systemd/**",
+    "/boot",
+    "/boot/**",
+    "/dev/sd*",
+    "/dev/hd*",
+    "/dev/vd*",
+    "/dev/xvd*",
+    "/dev/nvme*",
+    "/dev/mmcblk*",
+    "/dev/md*",
+    "/dev/dm-*",
+    "/dev/zd*",
+    "/dev/loop*",
+    "/dev/mapper/**",
+    "/dev/disk/**",
+    "/dev/zvol/**",
+    "/dev/mem",
+    "/dev/kmem",
+    "/dev/port",
+    "/dev/tcp/**",
+    "/dev/udp/**",
+    "/etc/passwd",
+    "/etc/shadow",
+    "/etc/group",
+    "/etc/gshadow",
+    "/etc/pam.d/**",
+    "/etc/security/**",
+    "/etc/ld.so.preload",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d/**",
+    "/etc/fstab",
+    "/etc/crypttab",
+    "/etc/network/interfaces",
+    "/etc/network/interfaces.d/**",
+    "/etc/netplan/**",
+    "/etc/pve/priv/**",
+    "/etc/pve/corosync.conf",
+    "/etc/corosync/**",
+    "/etc/init.d/**",
+    "/etc/rc*.d/**",
+    "/etc/rc.local",
+    "/etc/udev/rules.d/**",
+    "/etc/update-motd.d/**",
+    "/etc/logrotate.d/**",
+    "/etc/apt/apt.conf.d/**",
+    "/etc/modprobe.d/**",
+    "/etc/modules",
+    "/etc/modules-load.d/**",
+    "/var/lib/dpkg/**",
+    "/bin/**",
+    "/sbin/**",
+    "/usr/bin/**",
+    "/usr/sbin/**",
+    "/usr/local/bin/**",
+    "/usr/local/sbin/**",
+    "/lib/**",
+    "/lib64/**",
+    "/usr/lib/**",
+    "/usr/lib64/**",
+    "/proc/sysrq-trigger",
+    "/sys/**",
+    "**/.gitconfig",
+    "**/.git/config",
+    "**/.git/hooks/**",
+    "/etc/gitconfig",
+    "/etc/resolv.conf",
+    "/etc/hosts.allow",
+    "/etc/hosts.deny",
+    "/etc/nftables.conf",
+    "/etc/iptables/**",
+    "/etc/default/grub",
+    "/etc/grub.d/**",
+    "/etc/kernel/**",
+    "/etc/initramfs-tools/**",
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/etc/docker/daemon.json",
+];
+
+/// Reading these discloses secrets: always asks.
+const SECRET_READ: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/security/opasswd",
+    "**/.ssh/id_*",
+    "**/id_rsa",
+    "**/id_dsa",
+    "**/id_ecdsa",
+    "**/id_ed25519",
+    "**/id_ecdsa_sk",
+    "**/id_ed25519_sk",
+    "/etc/ssh/ssh_host_*key",
+    "/etc/pve/priv",
+    "/etc/pve/priv/**",
+    "/etc/pve/**.key",
+    "/etc/corosync/authkey",
+    "**/*.key",
+    "**/*_key",
+    "**/privkey*.pem",
+    "**/privkey",
+    "**/*.privkey",
+    "**/*-key.pem",
+    "**/*.keyring",
+    "**/*.p12",
+    "**/*.pfx",
+    "**/*.jks",
+    "**/*.kdbx",
+    "**/rclone.conf",
+    "/proc/*/environ",
+    "/proc/*/mem",
+    "/proc/*/root/**",
+    "/proc/*/cwd/**",
+    "/proc/*/fd/**",
+    "/proc/kcore",
+    "**/.netrc",
+    "**/.pgpass",
+    "**/.my.cnf",
+    "/etc/mysql/debian.cnf",
+    "**/.git-credentials",
+    "**/.docker/config.json",
+    "**/.kube/config",
+    "/etc/kubernetes/admin.conf",
+    "/etc/kubernetes/pki/**",
+    "**/.aws/credentials",
+    "**/.config/gh/hosts.yml",
+    "**/.vault-token",
+    "**/.env",
+    "**/.bash_history",
+    "**/.zsh_history",
+    "**/.mysql_history",
+    "**/.psql_history",
+    "**/.gnupg/**",
+    "/etc/ssl/private/**",
+    "/etc/letsencrypt/live/**",
+    "/etc/letsencrypt/archive/**",
+    "/etc/letsencrypt/keys/**",
+    "/etc/letsencrypt/accounts/**",
+    "/etc/wireguard/**",
+    "/var/lib/pve-cluster/**",
+    "/var/lib/samba/private/**",
+    "/etc/samba/smbpasswd",
+    "/etc/ipsec.secrets",
+    "/etc/ppp/*-secrets",
+    "/etc/openvpn/**.key",
+    "/etc/rclone/**",
+    "/etc/restic/**",
+    "/etc/proxmox-backup/**",
+    "/root/.config/rclone/**",
+    "/dev/sd*",
+    "/dev/hd*",
+    "/dev/vd*",
+    "/dev/xvd*",
+    "/dev/nvme*",
+    "/dev/mmcblk*",
+    "/dev/md*",
+    "/dev/dm-*",
+    "/dev/zd*",
+    "/dev/mapper/**",
+    "/dev/disk/**",
+    "/dev/zvol/**",
+    "/dev/mem",
+    "/dev/kmem",
+    "/dev/port",
+    "/dev/tcp/**",
+    "/dev/udp/**",
+];
+
+/// Secrets under these directories are reached by recursive reads (`grep -r`, `tar c`).
+const SECRET_DIRS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/ssh/ssh_host_*key",
+    "/etc/pve/priv/**",
+    "/etc/ssl/private/**",
+    "/etc/letsencrypt/**",
+    "/etc/wireguard/**",
+    "/etc/corosync/authkey",
+    "/etc/kubernetes/**",
+    "/etc/mysql/debian.cnf",
+    "/root/**",
+    "/home/*/.ssh/**",
+    "/home/*/.config/**",
+    "/home/*/.gnupg/**",
+    "/home/*/.aws/**",
+    "/home/*/.kube/**",
+    "/home/*/.docker/**",
+    "/home/*/.netrc",
+    "/home/*/.pgpass",
+    "/home/*/.*_history",
+    "~/.ssh/**",
+    "~/.config/**",
+    "~/.gnupg/**",
+    "~/.aws/**",
+    "~/.kube/**",
+    "~/.docker/**",
+    "~/.netrc",
+    "~/.*_history",
+    "/proc/**",
+    "/dev/**",
+    "/var/lib/pve-cluster/**",
+    "/var/lib/samba/private/**",
+];
+
+/// Suffixes that mark public halves of key pairs.
+const PUBLIC_SUFFIXES: &[&str] = &[
+    ".pub",
+    ".crt",
+    ".cert",
+    "-cert.pem",
+    "fullchain.pem",
+    "chain.pem",
+    "cert.pem",
+];
+
+/// Write targets with no effect on state.
+pub(crate) fn is_sink(path: &str) -> bool {
+    matches!(
+        path,
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/fd/1" | "/dev/fd/2" | "/dev/tty"
+    )
+}
+
+/// Is writing `pat` (a resolved path pattern) destructive?
+pub(crate) fn protected_write(pat: &str) -> Option<&'static str> {
+    overlaps_any(pat, PROTECTED_WRITE)
+}
+
+/// Does reading `pat` (a resolved path pattern) possibly disclose a secret?
+pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
+    if PUBLIC_SUFFIXES.iter().any(|s| pat.ends_with(s)) {
+        return None;
+    }
+    if pat == "**" || pat == "**/*" {
+        return Some("**");
+    }
+    // "Some file under DIR" (find output, xargs input): judge the directory.
+    if let Some(dir) = pat.strip_suffix("/**")
+        && !has_meta(dir)
+    {
+        return secret_under(dir);
+    }
+    // "A file named NAME somewhere under DIR": the directory, then the name.
+    if let Some((dir, name)) = pat.split_once("/**/")
+        && !has_meta(dir)
+        && !name.contains('/')
+    {
+        if let Some(s) = secret_under(dir) {
+            return Some(s);
+        }
+        return SECRET_READ
+            .iter()
+            .filter_map(|p| p.strip_prefix("**/").map(|b| (p, b)))
+            .find(|(_, b)| !b.contains('/') && overlaps(b, name))
+            .map(|(p, _)| *p);
+    }
+    overlaps_any(pat, SECRET_READ)
+}
+
+/// Does a recursive read under directory `dir` possibly disclose a secret?
+pub(crate) fn secret_under(dir: &str) -> Option<&'static str> {
+    if !has_meta(dir)
+        && let Some(s) = secret_read(dir)
+    {
+        return Some(s);
+    }
+    let trimmed = dir.trim_end_matches('/');
+    if has_meta(trimmed) {
+        let mut below = String::with_capacity(trimmed.len() + 3);
+        below.push_str(trimmed);
+        below.push_str("/**");
+        return overlaps_any(&below, SECRET_DIRS);
+    }
+    // A secret is under DIR when its pattern can still match after reading "DIR/".
+    let c = compiled_for(SECRET_DIRS);
+    c.pats
+        .iter()
+        .filter(|(p, ..)| {
+            // Cheap reject: the literal prefixes must agree where both are defined.
+            let lit = &p[..p.find(['*', '?', '[']).unwrap_or(p.len())];
+            let n = lit.len().min(trimmed.len());
+            lit.as_bytes()[..n] == trimmed.as_bytes()[..n]
+        })
+        .find(|(.., toks)| alive_after(toks, trimmed) && alive_after_slash(toks, trimmed))
+        .map(|(p, ..)| *p)
+}
+
+fn alive_after(toks: &[Tok], text: &str) -> bool {
+    run_small(toks, text).is_some_and(|s| s != 0)
+}
+
+fn alive_after_slash(toks: &[Tok], dir: &str) -> bool {
+    let mut t = String::with_capacity(dir.len() + 1);
+    t.push_str(dir);
+    t.push('/');
+    run_small(toks, &t).is_some_and(|s| s != 0)
+}
+
+/// A pattern list prepared for fast checks against literal paths.
+struct Compiled {
+    pats: Vec<(&'static str, &'static str, u64, Vec<Tok>)>,
+}
+
+impl Compiled {
+    fn new(list: &[&'static str]) -> Self {
+        Self {
+            pats: list
+                .iter()
+                .map(|p| {
+                    let n = needle(p);
+                    (*p, n, bigrams(n), compile(p))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A 64-bit set of the byte pairs in `s`: a needle can only occur in a path whose set
+/// contains the needle's set.
+fn bigrams(s: &str) -> u64 {
+    let b = s.as_bytes();
+    let mut bits = 0u64;
+    for w in b.windows(2) {
+        let h = (u32::from(w[0]).wrapping_mul(31) ^ u32::from(w[1])) % 64;
+        bits |= 1 << h;
+    }
+    bits
+}
+
+static PROTECTED: std::sync::LazyLock<Compiled> =
+    std::sync::LazyLock::new(|| Compiled::new(PROTECTED_WRITE));
+static SECRETS: std::sync::LazyLock<Compiled> =
+    std::sync::LazyLock::new(|| Compiled::new(SECRET_READ));
+static SECRET_DIR_LIST: std::sync::LazyLock<Compiled> =
+    std::sync::LazyLock::new(|| Compiled::new(SECRET_DIRS));
+
+fn compiled_for(list: &[&'static str]) -> &'static Compiled {
+    if std::ptr::eq(list, PROTECTED_WRITE) {
+        &PROTECTED
+    } else if std::ptr::eq(list, SECRET_READ) {
+        &SECRETS
+    } else {
+        &SECRET_DIR_LIST
+    }
+}
+
+fn overlaps_any(pat: &str, list: &[&'static str]) -> Option<&'static str> {
+    let c = compiled_for(list);
+    if has_meta(pat) {
+        let q = compile(pat);
+        return c
+            .pats
+            .iter()
+            .find(|(_, _, _, toks)| overlaps_toks(toks, &q))
+            .map(|(p, ..)| *p);
+    }
+    let bits = bigrams(pat);
+    for (p, needle, nbits, toks) in &c.pats {
+        if nbits & bits != *nbits || !pat.contains(needle) {
+            continue;
+        }
+        if match_toks(toks, pat) {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// The longest run of literal characters in a pattern.
+fn needle(p: &str) -> &str {
+    p.split(['*', '?', '['])
+        .max_by_key(|s| s.len())
+        .unwrap_or("")
+}
+
+pub(crate) fn has_meta(s: &str) -> bool {
+    s.contains(['*', '?', '[', '\\'])
+}
+
+/// Escapes glob metacharacters so a literal can be embedded in a pattern.
+pub(crate) fn escape_into(s: &str, out: &mut String) {
+    for c in s.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// Normalises `.`, `..` and repeated slashes; relative paths are resolved against
+/// `cwd` (`None`: unknown directory, so the path may be anywhere).
+pub(crate) fn resolve<'a>(pat: &'a str, cwd: Option<&str>) -> Cow<'a, str> {
+    if pat.starts_with('/') || pat.starts_with('~') || pat.starts_with("**") {
+        return normalize(Cow::Borrowed(pat));
+    }
+    let joined = match cwd {
+        Some(c) => format!("{c}/{pat}"),
+        None => format!("**/{pat}"),
+    };
+    normalize(Cow::Owned(joined))
+}
+
+fn normalize(p: Cow<'_, str>) -> Cow<'_, str> {
+    if !(p.contains("/.") || p.contains("//") || (p.len() > 1 && p.ends_with('/'))) {
+        return p;
+    }
+    let absolute = p.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for comp in p.split('/') {
+        match comp {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(last) if !has_meta(last) && !last.starts_with('~') => {
+                    parts.pop();
+                }
+                Some(_) => return Cow::Borrowed("**"),
+                None => {}
+            },
+            c => parts.push(c),
+        }
+    }
+    let mut out = String::with_capacity(p.len());
+    if absolute {
+        out.push('/');
+    }
+    out.push_str(&parts.join("/"));
+    if out.is_empty() {
+        out.push('.');
+    }
+    Cow::Owned(out)
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Char(char),
+    /// `?`: one character except `/`.
+    One,
+    /// `*`: any run without `/`.
+    Star,
+    /// `**`: any run.
+    DStar,
+    /// `[…]`: (negated, ranges).
+    Class(bool, Vec<(char, char)>),
+}
+
+fn compile(p: &str) -> Vec<Tok> {
+    let cs: Vec<char> = p.chars().collect();
+    let mut out = Vec::with_capacity(cs.len());
+    let mut i = 0;
+    while i < cs.len() {
+        match cs[i] {
+            '\\' if i + 1 < cs.len() => {
+                out.push(Tok::Char(cs[i + 1]));
+                i += 2;
+            }
+            '*' => {
+                if cs.get(i + 1) == Some(&'*') {
+                    out.push(Tok::DStar);
+                    i += 2;
+                } else {
+                    out.push(Tok::Star);
+                    i += 1;
+                }
+            }
+            '?' => {
+                out.push(Tok::One);
+                i += 1;
+            }
+            '[' => {
+                let mut j = i + 1;
+                let neg = matches!(cs.get(j), Some('!' | '^'));
+                if neg {
+                    j += 1;
+                }
+                let start = j;
+                let mut ranges = Vec::new();
+                let mut closed = false;
+                while j < cs.len() {
+                    if cs[j] == ']' && j > start {
+                        closed = true;
+                        break;
+                    }
+                    if cs[j] == '[' && cs.get(j + 1) == Some(&':') {
+                        // Character classes: approximate as "any".
+                        if let Some(end) = cs[j..].iter().collect::<String>().find(":]") {
+                            ranges.push(('\u{1}', char::MAX));
+                            j += end + 2;
+                            continue;
+                        }
+                    }
+                    if cs.get(j + 1) == Some(&'-') && cs.get(j + 2).is_some_and(|c| *c != ']') {
+                        ranges.push((cs[j], cs[j + 2]));
+                        j += 3;
+                    } else {
+                        ranges.push((cs[j], cs[j]));
+                        j += 1;
+                    }
+                }
+                if closed {
+                    out.push(Tok::Class(neg, ranges));
+                    i = j + 1;
+                } else {
+                    out.push(Tok::Char('['));
+                    i += 1;
+                }
+            }
+            c => {
+                out.push(Tok::Char(c));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn tok_accepts(t: &Tok, c: char) -> bool {
+    match t {
+        Tok::Char(x) => *x == c,
+        Tok::One | Tok::Star => c != '/',
+        Tok::DStar => true,
+        Tok::Class(neg, ranges) => {
+            c != '/' && (ranges.iter().any(|(a, b)| (*a..=*b).contains(&c)) != *neg)
+        }
+    }
+}
+
+fn closure(toks: &[Tok], set: &mut [bool]) {
+    // `*` and `**` may match nothing: a state before them reaches the next one.
+    for i in 0..toks.len() {
+        if set[i] && matches!(toks[i], Tok::Star | Tok::DStar) {
+            set[i + 1] = true;
+        }
+        // `**/` matches zero directories: skip the slash after `**`.
+        if set[i]
+            && matches!(toks[i], Tok::DStar)
+            && matches!(toks.get(i + 1), Some(Tok::Char('/')))
+        {
+            set[i + 2] = true;
+        }
+    }
+}
+
+/// Does `text` (a literal path) match glob `pat`?
+#[cfg(test)]
+pub(crate) fn glob_match(pat: &str, text: &str) -> bool {
+    match_toks(&compile(pat), text)
+}
+
+fn match_toks(toks: &[Tok], text: &str) -> bool {
+    if toks.len() < 127 {
+        return match_small(toks, text);
+    }
+    match_vec(toks, text)
+}
+
+/// The same automaton with a 128-bit state set (no allocation).
+fn match_small(toks: &[Tok], text: &str) -> bool {
+    run_small(toks, text).is_some_and(|s| s & (1 << toks.len()) != 0)
+}
+
+/// Runs the automaton over `text`; the final state set (`None` for long patterns).
+fn run_small(toks: &[Tok], text: &str) -> Option<u128> {
+    let n = toks.len();
+    if n >= 127 {
+        return None;
+    }
+    let close = |mut set: u128| -> u128 {
+        for i in 0..n {
+            if set & (1 << i) != 0 {
+                if matches!(toks[i], Tok::Star | Tok::DStar) {
+                    set |= 1 << (i + 1);
+                }
+                if matches!(toks[i], Tok::DStar) && matches!(toks.get(i + 1), Some(Tok::Char('/')))
+                {
+                    set |= 1 << (i + 2);
+                }
+            }
+        }
+        set
+    };
+    let mut cur = close(1);
+    for c in text.chars() {
+        let mut next = 0u128;
+        let mut bits = cur;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if i >= n {
+                continue;
+            }
+            let t = &toks[i];
+            if tok_accepts(t, c) {
+                next |= if matches!(t, Tok::Star | Tok::DStar) {
+                    1 << i
+                } else {
+                    1 << (i + 1)
+                };
+            }
+        }
+        if next == 0 {
+            return Some(0);
+        }
+        cur = close(next);
+    }
+    Some(cur)
+}
+
+fn match_vec(toks: &[Tok], text: &str) -> bool {
+    let n = toks.len();
+    let mut cur = vec![false; n + 1];
+    cur[0] = true;
+    closure(toks, &mut cur);
+    let mut next = vec![false; n + 1];
+    for c in text.chars() {
+        next.iter_mut().for_each(|b| *b = false);
+        let mut any = false;
+        for i in 0..n {
+            if !cur[i] {
+                continue;
+            }
+            let t = &toks[i];
+            if tok_accepts(t, c) {
+                any = true;
+                if matches!(t, Tok::Star | Tok::DStar) {
+                    next[i] = true;
+                } else {
+                    next[i + 1] = true;
+                }
+            }
+        }
+        if !any {
+            return false;
+        }
+        closure(toks, &mut next);
+        std::mem::swap(&mut cur, &mut next);
+    }
+    cur[n]
+}
+
+/// A glob compiled once (spec protect rules).
+#[derive(Debug, Clone)]
+pub(crate) struct Glob {
+    toks: Vec<Tok>,
+}
+
+impl Glob {
+    pub(crate) fn new(p: &str) -> Self {
+        Self { toks: compile(p) }
+    }
+
+    /// Matches a literal text.
+    pub(crate) fn matches(&self, text: &str) -> bool {
+        match_toks(&self.toks, text)
+    }
+
+    /// Could some text match both this glob and `other`?
+    pub(crate) fn overlaps(&self, other: &str) -> bool {
+        overlaps_toks(&self.toks, &compile(other))
+    }
+}
+
+/// Could some path match both patterns?
+pub(crate) fn overlaps(a: &str, b: &str) -> bool {
+    overlaps_toks(&compile(a), &compile(b))
+}
+
+fn overlaps_toks(ta: &[Tok], tb: &[Tok]) -> bool {
+    let (na, nb) = (ta.len(), tb.len());
+    let idx = |i: usize, j: usize| i * (nb + 1) + j;
+    let mut seen = vec![false; (na + 1) * (nb + 1)];
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, j)) = stack.pop() {
+        if seen[idx(i, j)] {
+            continue;
+        }
+        seen[idx(i, j)] = true;
+        if i == na && j == nb {
+            return true;
+        }
+        let push = |i: usize, j: usize, stack: &mut Vec<(usize, usize)>| {
+            if !seen[idx(i, j)] {
+                stack.push((i, j));
+            }
+        };
+        // Epsilon moves.
+        if i < na && matches!(ta[i], Tok::Star | Tok::DStar) {
+            push(i + 1, j, &mut stack);
+        }
+        if i < na && ta[i] == Tok::DStar && matches!(ta.get(i + 1), Some(Tok::Char('/'))) {
+            push(i + 2, j, &mut stack);
+        }
+        if j < nb && matches!(tb[j], Tok::Star | Tok::DStar) {
+            push(i, j + 1, &mut stack);
+        }
+        if j < nb && tb[j] == Tok::DStar && matches!(tb.get(j + 1), Some(Tok::Char('/'))) {
+            push(i, j + 2, &mut stack);
+        }
+        // Consume one common character.
+        if i < na && j < nb && toks_intersect(&ta[i], &tb[j]) {
+            let ni = if matches!(ta[i], Tok::Star | Tok::DStar) {
+                i
+            } else {
+                i + 1
+            };
+            let nj = if matches!(tb[j], Tok::Star | Tok::DStar) {
+                j
+            } else {
+                j + 1
+            };
+            push(ni, nj, &mut stack);
+        }
+    }
+    false
+}
+
+fn toks_intersect(a: &Tok, b: &Tok) -> bool {
+    match (a, b) {
+        (Tok::Char(x), t) | (t, Tok::Char(x)) => tok_accepts(t, *x),
+        (Tok::DStar, _) | (_, Tok::DStar) => true,
+        (Tok::One | Tok::Star, Tok::One | Tok::Star) => true,
+        // Classes against classes or wildcards: assume some common character.
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn matching() {
+        assert!(glob_match("/etc/cron*", "/etc/crontab"));
+        assert!(glob_match("/etc/cron*/**", "/etc/cron.d/x"));
+        assert!(!glob_match("/etc/cron*", "/etc/cron.d/x"));
+        assert!(glob_match("**/.ssh/id_*", "/root/.ssh/id_rsa"));
+        assert!(glob_match("**/.ssh/id_*", "~/.ssh/id_ed25519"));
+        assert!(glob_match("**/.bashrc", ".bashrc"));
+        assert!(glob_match("**/*.key", "/etc/ssl/x.key"));
+        assert!(!glob_match("**/*.key", "/etc/ssl/x.keys"));
+        assert!(glob_match("/proc/*/environ", "/proc/1/environ"));
+        assert!(glob_match("/dev/sd*", "/dev/sda1"));
+    }
+
+    #[test]
+    fn overlapping() {
+        assert!(overlaps("/etc/cron*/**", "/etc/cron.d/*"));
+        assert!(!overlaps("**/*.key", "/var/log/*.log"));
+        assert!(overlaps("**", "/etc/shadow"));
+        assert!(overlaps("/etc/**", "/etc/shadow"));
+        assert!(!overlaps("/var/log/**", "/etc/shadow"));
+        assert!(overlaps("/home/*/.ssh/**", "/home/**"));
+        assert!(!overlaps("/home/*/.ssh/**", "/var/log/**"));
+    }
+
+    #[test]
+    fn secrets() {
+        assert!(secret_read("/etc/shadow").is_some());
+        assert!(secret_read("~/.ssh/id_rsa").is_some());
+        assert!(secret_read("~/.ssh/id_rsa.pub").is_none());
+        assert!(secret_read("/etc/os-release").is_none());
+        assert!(secret_read("/var/log/*.log").is_none());
+        assert!(secret_read("**").is_some());
+        assert!(secret_under("/etc").is_some());
+        assert!(secret_under("/var/log").is_none());
+        assert!(secret_under("/etc/nginx").is_none());
+    }
+
+    #[test]
+    fn resolving() {
+        assert_eq!(resolve("cron.d/x", Some("/etc")), "/etc/cron.d/x");
+        assert_eq!(resolve("/a//b/", None), "/a/b");
+        assert_eq!(resolve("/etc/../etc/./shadow", None), "/etc/shadow");
+        assert_eq!(resolve("x", None), "**/x");
+        assert_eq!(resolve(".bashrc", Some("~")), "~/.bashrc");
+    }
+}

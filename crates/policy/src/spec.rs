@@ -1,0 +1,714 @@
+//! Per-command specifications: loaded from TOML, compiled into lookup tables and
+//! checked against their own `match` / `not_match` examples.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use crate::decision::Class;
+use crate::handlers::Handler;
+
+/// Errors while loading a spec set. Each has a stable [`SpecError::code`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// The TOML text does not parse or does not fit the schema.
+    #[error("spec file {file}: {message}")]
+    Toml {
+        /// Which embedded or supplied file.
+        file: String,
+        /// Parser message.
+        message: String,
+    },
+    /// A command entry is inconsistent (bad option syntax, unknown handler, …).
+    #[error("spec for `{command}`: {message}")]
+    Invalid {
+        /// Spec id, e.g. `systemctl.stop`.
+        command: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Two entries claim the same command name.
+    #[error("command `{name}` is specified twice")]
+    Duplicate {
+        /// The repeated name.
+        name: String,
+    },
+    /// A `match` or `not_match` example does not classify as the spec says.
+    #[error(
+        "spec for `{command}`: example `{example}` should be {expected} but is {actual} ({rule})"
+    )]
+    Example {
+        /// Spec id.
+        command: String,
+        /// The example command.
+        example: String,
+        /// What the spec promised (`read_only`, `not read_only`, …).
+        expected: String,
+        /// What the classifier said.
+        actual: String,
+        /// The rule that decided it.
+        rule: String,
+    },
+}
+
+impl SpecError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Toml { .. } => "policy.spec.toml",
+            Self::Invalid { .. } => "policy.spec.invalid",
+            Self::Duplicate { .. } => "policy.spec.duplicate",
+            Self::Example { .. } => "policy.spec.example",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    command: Vec<RawCmd>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCmd {
+    names: Vec<String>,
+    class: Option<String>,
+    style: Option<String>,
+    abbrev: Option<bool>,
+    complete: Option<bool>,
+    posix: Option<bool>,
+    numeric: Option<bool>,
+    old_style: Option<bool>,
+    prefix_options: Option<bool>,
+    scoped_options: Option<bool>,
+    #[serde(default)]
+    options: Vec<String>,
+    operands: Option<Vec<String>>,
+    #[serde(default)]
+    sub: Vec<RawCmd>,
+    sub_match: Option<String>,
+    default_sub: Option<String>,
+    handler: Option<String>,
+    #[serde(default)]
+    protect: Vec<RawProtect>,
+    dry_run_class: Option<String>,
+    reason: Option<String>,
+    #[serde(default, rename = "match")]
+    matches: Vec<String>,
+    #[serde(default)]
+    not_match: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProtect {
+    operands: Vec<String>,
+    class: String,
+    reason: String,
+}
+
+/// How a command's options are spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// getopt_long: bundled short options, `--long[=v]`, permutation.
+    Gnu,
+    /// Go pflag/cobra: like GNU but never abbreviated.
+    Pflag,
+    /// Options cannot change the class; unknown ones are accepted.
+    Lenient,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arity {
+    None,
+    Required,
+    Optional,
+}
+
+/// What an option does to the classification.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Effects {
+    pub raise: Option<Class>,
+    pub unknown: bool,
+    pub write: bool,
+    pub read: bool,
+    pub rread: bool,
+    pub dryrun: bool,
+    pub recursive: bool,
+    pub pattern: bool,
+    pub mode: Option<Class>,
+}
+
+impl Effects {
+    /// True when a dynamic word that might be this option cannot be waved through.
+    pub(crate) fn dangerous(&self) -> bool {
+        self.raise.is_some_and(|c| c > Class::ReadOnly)
+            || self.unknown
+            || self.write
+            || self.read
+            || self.rread
+            || self.mode.is_some_and(|c| c > Class::ReadOnly)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct OptSpec {
+    /// The first long name (or first name): how handlers refer to the option.
+    pub id: String,
+    pub arity: Arity,
+    pub effects: Effects,
+}
+
+/// Compiled option lookup for one command level.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OptTable {
+    pub opts: Vec<OptSpec>,
+    short: HashMap<char, usize>,
+    /// Long names with their dashes (`--lines`, `-name`), in declaration order.
+    long: Vec<(String, usize)>,
+    long_index: HashMap<String, usize>,
+    pub any_dangerous: bool,
+    pub has_single_dash_long: bool,
+}
+
+impl OptTable {
+    pub(crate) fn short(&self, c: char) -> Option<&OptSpec> {
+        self.short.get(&c).map(|&i| &self.opts[i])
+    }
+
+    pub(crate) fn long_exact(&self, name: &str) -> Option<&OptSpec> {
+        self.long_index.get(name).map(|&i| &self.opts[i])
+    }
+
+    /// Options whose name starts with `prefix` (same dash count), in order.
+    pub(crate) fn long_prefixed<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = &'a OptSpec> + 'a {
+        self.long
+            .iter()
+            .filter(move |(n, _)| n.starts_with(prefix))
+            .map(|&(_, i)| &self.opts[i])
+    }
+
+    fn compile(cmd: &str, specs: &[String]) -> Result<Self, SpecError> {
+        let mut t = Self::default();
+        let invalid = |m: String| SpecError::Invalid {
+            command: cmd.to_owned(),
+            message: m,
+        };
+        for s in specs {
+            let mut names = Vec::new();
+            let mut arity = Arity::None;
+            let mut fx = Effects::default();
+            for tok in s.split_whitespace() {
+                if let Some(e) = tok.strip_prefix('!') {
+                    match e {
+                        "config" => fx.raise = Some(Class::ConfigMutation),
+                        "destructive" => fx.raise = Some(Class::Destructive),
+                        "unknown" => fx.unknown = true,
+                        "write" => fx.write = true,
+                        "read" => fx.read = true,
+                        "rread" => fx.rread = true,
+                        "dryrun" => fx.dryrun = true,
+                        "recursive" => fx.recursive = true,
+                        "pattern" => fx.pattern = true,
+                        m if m.starts_with("mode=") => {
+                            fx.mode = Some(
+                                parse_class(&m[5..])
+                                    .ok_or_else(|| invalid(format!("bad mode class in `{s}`")))?,
+                            );
+                        }
+                        _ => return Err(invalid(format!("unknown effect `!{e}` in `{s}`"))),
+                    }
+                } else if tok.starts_with('-') {
+                    let (name, a) = if let Some(n) = tok.strip_suffix("[=]") {
+                        (n, Arity::Optional)
+                    } else if let Some(n) = tok.strip_suffix('=') {
+                        (n, Arity::Required)
+                    } else {
+                        (tok, Arity::None)
+                    };
+                    if a != Arity::None {
+                        arity = a;
+                    }
+                    if name.len() < 2 {
+                        return Err(invalid(format!("bad option name in `{s}`")));
+                    }
+                    names.push(name.to_owned());
+                } else {
+                    return Err(invalid(format!("bad token `{tok}` in option `{s}`")));
+                }
+            }
+            if names.is_empty() {
+                return Err(invalid(format!("option without a name: `{s}`")));
+            }
+            let id = names
+                .iter()
+                .find(|n| n.starts_with("--"))
+                .unwrap_or(&names[0])
+                .clone();
+            let idx = t.opts.len();
+            t.any_dangerous |= fx.dangerous();
+            for n in &names {
+                let body = &n[1..];
+                if !n.starts_with("--") && body.chars().count() == 1 {
+                    let c = body.chars().next().unwrap_or('-');
+                    if t.short.insert(c, idx).is_some() {
+                        return Err(invalid(format!("option `{n}` declared twice")));
+                    }
+                } else {
+                    if t.long.iter().any(|(x, _)| x == n) {
+                        return Err(invalid(format!("option `{n}` declared twice")));
+                    }
+                    if !n.starts_with("--") {
+                        t.has_single_dash_long = true;
+                    }
+                    t.long.push((n.clone(), idx));
+                    t.long_index.insert(n.clone(), idx);
+                }
+            }
+            t.opts.push(OptSpec {
+                id,
+                arity,
+                effects: fx,
+            });
+        }
+        Ok(t)
+    }
+}
+
+/// What an operand position means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Any,
+    /// A file whose content is read (secret check).
+    Read,
+    /// A directory or file read recursively when `!recursive` options are present.
+    RRead,
+    /// A directory tree that is always read recursively (rg).
+    Tree,
+    /// A path that is written.
+    Write,
+    /// Skipped when an option supplied the pattern (`grep -e`).
+    Pattern,
+    /// Presence raises the class.
+    Config,
+    Destructive,
+    Unknown,
+    /// The rest of the words are a command (wrappers).
+    Cmd,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Roles {
+    pub before: Vec<Role>,
+    pub repeat: Option<Role>,
+    pub after: Vec<Role>,
+}
+
+impl Roles {
+    fn compile(cmd: &str, v: &[String]) -> Result<Self, SpecError> {
+        let mut r = Self::default();
+        for s in v {
+            let (name, rep) = match s.strip_suffix("...") {
+                Some(n) => (n, true),
+                None => (s.as_str(), false),
+            };
+            let role = match name {
+                "any" => Role::Any,
+                "read" => Role::Read,
+                "rread" => Role::RRead,
+                "tree" => Role::Tree,
+                "write" => Role::Write,
+                "pattern" => Role::Pattern,
+                "config" => Role::Config,
+                "destructive" => Role::Destructive,
+                "unknown" => Role::Unknown,
+                "cmd" => Role::Cmd,
+                _ => {
+                    return Err(SpecError::Invalid {
+                        command: cmd.to_owned(),
+                        message: format!("unknown operand role `{s}`"),
+                    });
+                }
+            };
+            if rep {
+                if r.repeat.is_some() {
+                    return Err(SpecError::Invalid {
+                        command: cmd.to_owned(),
+                        message: "two repeating operand roles".into(),
+                    });
+                }
+                r.repeat = Some(role);
+            } else if r.repeat.is_some() {
+                r.after.push(role);
+            } else {
+                r.before.push(role);
+            }
+        }
+        Ok(r)
+    }
+
+    /// Role of operand `i` of `n` (with pattern operands already removed).
+    pub(crate) fn role(&self, i: usize, n: usize) -> Role {
+        if i < self.before.len() {
+            return self.before[i];
+        }
+        let from_end = n - 1 - i;
+        if from_end < self.after.len() && n >= self.before.len() + self.after.len() {
+            return self.after[self.after.len() - 1 - from_end];
+        }
+        self.repeat.unwrap_or(Role::Any)
+    }
+
+    pub(crate) fn has_pattern(&self) -> bool {
+        self.before.first() == Some(&Role::Pattern)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Protect {
+    pub operands: Vec<crate::paths::Glob>,
+    pub class: Class,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SubMatch {
+    Exact,
+    /// First listed name that starts with the word (iproute2 style: `ip a` = `ip address`).
+    PrefixFirst,
+}
+
+/// One command or subcommand.
+#[derive(Debug, Clone)]
+pub(crate) struct CmdSpec {
+    pub id: String,
+    pub names: Vec<String>,
+    pub class: Class,
+    pub style: Style,
+    pub abbrev: bool,
+    pub complete: bool,
+    pub posix: bool,
+    pub numeric: bool,
+    pub old_style: bool,
+    pub prefix_options: bool,
+    /// Options of this level are not valid after a subcommand (git, docker).
+    pub scoped_options: bool,
+    pub options: OptTable,
+    pub operands: Roles,
+    pub subs: Vec<CmdSpec>,
+    pub sub_match: SubMatch,
+    pub default_sub: Option<String>,
+    pub handler: Option<Handler>,
+    pub protect: Vec<Protect>,
+    pub dry_run_class: Class,
+    pub reason: String,
+    pub matches: Vec<String>,
+    pub not_match: Vec<String>,
+}
+
+impl CmdSpec {
+    pub(crate) fn find_sub(&self, word: &str) -> Option<&CmdSpec> {
+        match self.sub_match {
+            SubMatch::Exact => self.subs.iter().find(|s| s.names.iter().any(|n| n == word)),
+            SubMatch::PrefixFirst => {
+                if word.is_empty() {
+                    return None;
+                }
+                self.subs
+                    .iter()
+                    .find(|s| s.names.iter().any(|n| n.starts_with(word)))
+            }
+        }
+    }
+}
+
+fn parse_class(s: &str) -> Option<Class> {
+    Class::parse(s)
+}
+
+struct Inherit<'a> {
+    id: &'a str,
+    reason: &'a str,
+    class: Class,
+    style: Style,
+    abbrev: bool,
+    complete: bool,
+    posix: bool,
+    numeric: bool,
+    prefix_options: bool,
+}
+
+fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, SpecError> {
+    let first = raw
+        .names
+        .first()
+        .cloned()
+        .ok_or_else(|| SpecError::Invalid {
+            command: parent.map_or("?", |p| p.id).to_owned(),
+            message: "entry without names".into(),
+        })?;
+    let id = match parent {
+        Some(p) => format!("{}.{first}", p.id),
+        None => first,
+    };
+    let invalid = |m: String| SpecError::Invalid {
+        command: id.clone(),
+        message: m,
+    };
+    let class = match &raw.class {
+        Some(c) => parse_class(c).ok_or_else(|| invalid(format!("unknown class `{c}`")))?,
+        None => match parent {
+            Some(p) => p.class,
+            None => return Err(invalid("missing `class`".into())),
+        },
+    };
+    let style = match raw.style.as_deref() {
+        Some("gnu") => Style::Gnu,
+        Some("pflag") => Style::Pflag,
+        Some("lenient") => Style::Lenient,
+        Some(s) => return Err(invalid(format!("unknown style `{s}`"))),
+        None => parent.map_or(Style::Gnu, |p| p.style),
+    };
+    let abbrev = raw.abbrev.unwrap_or(parent.is_some_and(|p| p.abbrev));
+    let complete = raw.complete.unwrap_or(parent.is_some_and(|p| p.complete));
+    let posix = raw.posix.unwrap_or(parent.is_some_and(|p| p.posix));
+    let numeric = raw.numeric.unwrap_or(parent.is_some_and(|p| p.numeric));
+    let prefix_options = raw
+        .prefix_options
+        .unwrap_or(parent.is_some_and(|p| p.prefix_options));
+    if abbrev && style == Style::Pflag {
+        return Err(invalid("pflag options are never abbreviated".into()));
+    }
+    let mut opt_specs = raw.options.clone();
+    // Every GNU-style tool answers --help and --version without doing anything.
+    if style != Style::Lenient && parent.is_none() {
+        for implicit in ["--help", "--version"] {
+            let declared = opt_specs.iter().any(|o| {
+                o.split_whitespace()
+                    .any(|t| t.trim_end_matches(['=', '[', ']']) == implicit)
+            });
+            if !declared {
+                opt_specs.push(implicit.to_owned());
+            }
+        }
+    }
+    let options = OptTable::compile(&id, &opt_specs)?;
+    let operands = Roles::compile(
+        &id,
+        raw.operands.as_deref().unwrap_or(&["any...".to_owned()]),
+    )?;
+    let handler = match &raw.handler {
+        Some(h) => {
+            Some(Handler::from_name(h).ok_or_else(|| invalid(format!("unknown handler `{h}`")))?)
+        }
+        None => None,
+    };
+    let sub_match = match raw.sub_match.as_deref() {
+        None | Some("exact") => SubMatch::Exact,
+        Some("prefix_first") => SubMatch::PrefixFirst,
+        Some(s) => return Err(invalid(format!("unknown sub_match `{s}`"))),
+    };
+    let dry_run_class = match &raw.dry_run_class {
+        Some(c) => parse_class(c).ok_or_else(|| invalid(format!("unknown class `{c}`")))?,
+        None => Class::ReadOnly,
+    };
+    let mut protect = Vec::new();
+    for p in raw.protect {
+        protect.push(Protect {
+            operands: p
+                .operands
+                .iter()
+                .map(|o| crate::paths::Glob::new(o))
+                .collect(),
+            class: parse_class(&p.class)
+                .ok_or_else(|| invalid(format!("unknown class `{}`", p.class)))?,
+            reason: p.reason,
+        });
+    }
+    let reason = match (raw.reason, parent) {
+        (Some(r), _) => r,
+        (None, Some(p)) if !p.reason.is_empty() => p.reason.to_owned(),
+        (None, _) => format!("`{}` is {class}", raw.names[0]),
+    };
+    let inherit = Inherit {
+        id: &id,
+        reason: &reason,
+        class,
+        style,
+        abbrev,
+        complete,
+        posix,
+        numeric,
+        prefix_options,
+    };
+    let mut subs = Vec::with_capacity(raw.sub.len());
+    for s in raw.sub {
+        subs.push(compile_cmd(s, Some(&inherit))?);
+    }
+    if let Some(d) = &raw.default_sub
+        && !subs.iter().any(|s| s.names.contains(d))
+    {
+        return Err(invalid(format!("default_sub `{d}` is not a subcommand")));
+    }
+    Ok(CmdSpec {
+        names: raw.names,
+        class,
+        style,
+        abbrev,
+        complete,
+        posix,
+        numeric,
+        old_style: raw.old_style.unwrap_or(false),
+        prefix_options,
+        scoped_options: raw.scoped_options.unwrap_or(false),
+        options,
+        operands,
+        subs,
+        sub_match,
+        default_sub: raw.default_sub,
+        handler,
+        protect,
+        dry_run_class,
+        reason,
+        matches: raw.matches,
+        not_match: raw.not_match,
+        id,
+    })
+}
+
+/// A validated set of command specifications.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub(crate) commands: Vec<CmdSpec>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Policy {
+    /// Loads one TOML spec file and checks every `match` / `not_match` example.
+    pub fn load(toml_text: &str) -> Result<Self, SpecError> {
+        Self::load_files(&[("spec", toml_text)])
+    }
+
+    /// Loads several named TOML files as one set, then checks the examples.
+    pub fn load_files(files: &[(&str, &str)]) -> Result<Self, SpecError> {
+        let p = Self::load_files_unchecked(files)?;
+        p.check_examples()?;
+        Ok(p)
+    }
+
+    /// Like [`Policy::load_files`] without running the examples (for tooling that
+    /// wants to report every failing example, not just the first).
+    #[doc(hidden)]
+    pub fn load_files_unchecked(files: &[(&str, &str)]) -> Result<Self, SpecError> {
+        let mut p = Self::default();
+        for (name, text) in files {
+            let raw: RawFile = toml::from_str(text).map_err(|e| SpecError::Toml {
+                file: (*name).to_owned(),
+                message: e.to_string(),
+            })?;
+            for c in raw.command {
+                let spec = compile_cmd(c, None)?;
+                let idx = p.commands.len();
+                for n in &spec.names {
+                    if p.by_name.insert(n.clone(), idx).is_some() {
+                        return Err(SpecError::Duplicate { name: n.clone() });
+                    }
+                }
+                p.commands.push(spec);
+            }
+        }
+        Ok(p)
+    }
+
+    /// Every failing `match`/`not_match` example.
+    #[doc(hidden)]
+    pub fn example_failures(&self) -> Vec<SpecError> {
+        let mut out = Vec::new();
+        fn walk(p: &Policy, c: &CmdSpec, out: &mut Vec<SpecError>) {
+            for ex in &c.matches {
+                let d = crate::classify_with(p, ex);
+                if d.class != c.class {
+                    out.push(SpecError::Example {
+                        command: c.id.clone(),
+                        example: ex.clone(),
+                        expected: c.class.to_string(),
+                        actual: d.class.to_string(),
+                        rule: format!("{}: {}", d.rule(), d.reason()),
+                    });
+                }
+            }
+            for ex in &c.not_match {
+                let d = crate::classify_with(p, ex);
+                if d.class == c.class {
+                    out.push(SpecError::Example {
+                        command: c.id.clone(),
+                        example: ex.clone(),
+                        expected: format!("not {}", c.class),
+                        actual: d.class.to_string(),
+                        rule: format!("{}: {}", d.rule(), d.reason()),
+                    });
+                }
+            }
+            for s in &c.subs {
+                walk(p, s, out);
+            }
+        }
+        for c in &self.commands {
+            walk(self, c, &mut out);
+        }
+        out
+    }
+
+    pub(crate) fn lookup(&self, name: &str) -> Option<&CmdSpec> {
+        self.by_name.get(name).map(|&i| &self.commands[i])
+    }
+
+    /// Names of every specified command (for docs and tests).
+    pub fn command_names(&self) -> impl Iterator<Item = &str> {
+        self.commands
+            .iter()
+            .flat_map(|c| c.names.iter().map(String::as_str))
+    }
+
+    fn check_examples(&self) -> Result<(), SpecError> {
+        fn walk(p: &Policy, c: &CmdSpec) -> Result<(), SpecError> {
+            for ex in &c.matches {
+                let d = crate::classify_with(p, ex);
+                if d.class != c.class {
+                    return Err(SpecError::Example {
+                        command: c.id.clone(),
+                        example: ex.clone(),
+                        expected: c.class.to_string(),
+                        actual: d.class.to_string(),
+                        rule: d.rule().to_owned(),
+                    });
+                }
+            }
+            for ex in &c.not_match {
+                let d = crate::classify_with(p, ex);
+                if d.class == c.class {
+                    return Err(SpecError::Example {
+                        command: c.id.clone(),
+                        example: ex.clone(),
+                        expected: format!("not {}", c.class),
+                        actual: d.class.to_string(),
+                        rule: d.rule().to_owned(),
+                    });
+                }
+            }
+            for s in &c.subs {
+                walk(p, s)?;
+            }
+            Ok(())
+        }
+        for c in &self.commands {
+            walk(self, c)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,9 @@
+//! The classifier's integration tests: labelled corpus, metamorphic relations,
+//! properties, spec self-tests and the public API.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod api;
+mod corpus;
+mod metamorphic;
+mod props;
+mod specs;
