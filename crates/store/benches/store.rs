@@ -19,6 +19,14 @@ use nomos_store::{
     KnowledgeKind, KnowledgeQuery, NewAudit, NewKnowledge, NewMessage, NewSession, SessionId, Store,
 };
 
+/// `NOMOS_BENCH_ONLY=append,transcript,fts,criterion` runs a subset (default: all).
+fn want(part: &str) -> bool {
+    match std::env::var("NOMOS_BENCH_ONLY") {
+        Ok(v) if !v.is_empty() => v.split(',').any(|p| p.trim() == part),
+        _ => true,
+    }
+}
+
 fn full_run() -> bool {
     std::env::args().any(|a| a == "--bench")
 }
@@ -167,10 +175,56 @@ fn open_store(dir: &Path) -> Store {
 
 // ---------------------------------------------------------------- append
 
+/// A plain connection to its own database file, with the store's settings (WAL,
+/// `synchronous=NORMAL`) and the same background checkpointing, so that the comparison is
+/// about the inserts, not about who pays for checkpoints or whose page cache another
+/// connection's write invalidated.
+struct PlainDb {
+    conn: rusqlite::Connection,
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl PlainDb {
+    fn open(path: &Path) -> PlainDb {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+        conn.pragma_update(None, "synchronous", "NORMAL").unwrap();
+        conn.pragma_update(None, "wal_autocheckpoint", 20_000)
+            .unwrap();
+        conn.busy_timeout(Duration::from_secs(5)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let ck = rusqlite::Connection::open(path).unwrap();
+        let thread = std::thread::spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                rx.recv_timeout(Duration::from_millis(250))
+            {
+                let _ = ck.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+            }
+        });
+        PlainDb {
+            conn,
+            stop: Some(tx),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for PlainDb {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 struct AppendFixture {
     store: Store,
-    raw: rusqlite::Connection,
+    raw: PlainDb,
+    tables: PlainDb,
     session: SessionId,
+    tables_session: SessionId,
     texts: Vec<String>,
     args: String,
     summary: String,
@@ -180,27 +234,44 @@ struct AppendFixture {
 fn append_fixture() -> AppendFixture {
     let dir = tempfile::tempdir().unwrap();
     let store = open_store(dir.path());
-    let session = store
-        .create_session(NewSession {
-            title: "append bench".into(),
-            goal: None,
-        })
+    let new = || NewSession {
+        title: "append bench".into(),
+        goal: None,
+    };
+    let session = store.create_session(new()).unwrap().id;
+    // A second store database, written with plain INSERTs.
+    let tables_path = dir.path().join("tables.db");
+    let tables_session = Store::open(&tables_path)
+        .unwrap()
+        .create_session(new())
         .unwrap()
         .id;
-    let raw = rusqlite::Connection::open(dir.path().join("nomos.db")).unwrap();
-    raw.pragma_update(None, "synchronous", "NORMAL").unwrap();
-    raw.busy_timeout(Duration::from_secs(5)).unwrap();
-    raw.execute_batch(
-        "CREATE TABLE IF NOT EXISTS raw_messages (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
-         CREATE TABLE IF NOT EXISTS raw_audit (id INTEGER PRIMARY KEY, arguments TEXT NOT NULL, summary TEXT NOT NULL);",
-    )
-    .unwrap();
+    let tables = PlainDb::open(&tables_path);
+    // First rows with explicit clustered ids; after them SQLite's max + 1 rowids follow.
+    tables
+        .conn
+        .execute_batch(&format!(
+            "INSERT INTO messages (id, session_id, role, text, created_at_ms, updated_at_ms)
+             VALUES ({id}, {tables_session}, 'user', 'start', 1, 1);
+             INSERT INTO audit_log (id, session_id, tool, created_at_ms) VALUES ({id}, {tables_session}, 'start', 1);",
+            id = (tables_session << 32) + 1
+        ))
+        .unwrap();
+    let raw = PlainDb::open(&dir.path().join("raw.db"));
+    raw.conn
+        .execute_batch(
+            "CREATE TABLE raw_messages (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+             CREATE TABLE raw_audit (id INTEGER PRIMARY KEY, arguments TEXT NOT NULL, summary TEXT NOT NULL);",
+        )
+        .unwrap();
     let mut rng = Rng(7);
     let texts = (0..256).map(|_| message_text(&mut rng)).collect();
     AppendFixture {
         store,
         raw,
+        tables,
         session,
+        tables_session,
         texts,
         args: r#"{"target":"host:web-01","command":"apt list --upgradable"}"#.to_owned(),
         summary: "exit 0; 12 packages upgradable".to_owned(),
@@ -228,9 +299,34 @@ impl AppendFixture {
             .unwrap();
     }
 
+    /// The same rows with plain INSERTs into the store's own tables (indexes, constraints),
+    /// without the store's code: shows how the overhead splits between schema and code.
+    fn store_tables(&self, i: usize) {
+        // One session, so SQLite's default rowid (max + 1) is already the clustered id
+        // `session << 32 | n`.
+        let text = &self.texts[i % self.texts.len()];
+        let tx = self.tables.conn.unchecked_transaction().unwrap();
+        tx.prepare_cached(
+            "INSERT INTO messages (session_id, role, text, auto, created_at_ms, updated_at_ms)
+             VALUES (?1, 'assistant', ?2, 0, 5, 5)",
+        )
+        .unwrap()
+        .execute(rusqlite::params![self.tables_session, text])
+        .unwrap();
+        let id = tx.last_insert_rowid();
+        tx.prepare_cached(
+            "INSERT INTO audit_log (session_id, generation, message_id, tool, arguments, result_summary, ok, created_at_ms)
+             VALUES (?1, 0, ?2, 'run', ?3, ?4, 1, 5)",
+        )
+        .unwrap()
+        .execute(rusqlite::params![self.tables_session, id, &self.args, &self.summary])
+        .unwrap();
+        tx.commit().unwrap();
+    }
+
     fn raw(&self, i: usize) {
         let text = &self.texts[i % self.texts.len()];
-        let tx = self.raw.unchecked_transaction().unwrap();
+        let tx = self.raw.conn.unchecked_transaction().unwrap();
         tx.prepare_cached("INSERT INTO raw_messages (body) VALUES (?1)")
             .unwrap()
             .execute([text])
@@ -250,42 +346,43 @@ fn report_append(sz: &Sizes) {
         f.raw(i);
     }
     let mut ours = Vec::with_capacity(sz.append_iters);
+    let mut tables = Vec::with_capacity(sz.append_iters);
     let mut raw = Vec::with_capacity(sz.append_iters);
     for i in 0..sz.append_iters {
-        // Interleaved so both see the same machine noise and the same growing database.
+        // Interleaved so all three see the same machine noise and the same growing database.
         let t = Instant::now();
         f.ours(i);
         ours.push(t.elapsed());
+        let t = Instant::now();
+        f.store_tables(i);
+        tables.push(t.elapsed());
         let t = Instant::now();
         f.raw(i);
         raw.push(t.elapsed());
     }
     ours.sort();
+    tables.sort();
     raw.sort();
-    let (o50, o99, r50, r99) = (
-        pct(&ours, 0.5),
-        pct(&ours, 0.99),
-        pct(&raw, 0.5),
-        pct(&raw, 0.99),
+    let row = |name: &str, v: &[Duration], note: &str| {
+        println!(
+            "store/{name:<28} n={}  p50 {:>6.1} µs  p99 {:>6.1} µs  mean {:>6.1} µs{note}",
+            v.len(),
+            us(pct(v, 0.5)),
+            us(pct(v, 0.99)),
+            us(mean(v))
+        );
+    };
+    row("append_message+audit", &ours, "   (budget p99 ≤ 1000 µs)");
+    row("raw_insert_same_bytes", &raw, "");
+    row(
+        "plain_insert_store_tables",
+        &tables,
+        "   (same rows, plain INSERTs into the store's tables)",
     );
     println!(
-        "store/append_message+audit   n={}  p50 {:.1} µs  p99 {:.1} µs  mean {:.1} µs   (budget p99 ≤ 1000 µs)",
-        ours.len(),
-        us(o50),
-        us(o99),
-        us(mean(&ours))
-    );
-    println!(
-        "store/raw_insert_same_bytes  n={}  p50 {:.1} µs  p99 {:.1} µs  mean {:.1} µs",
-        raw.len(),
-        us(r50),
-        us(r99),
-        us(mean(&raw))
-    );
-    println!(
-        "store/append_vs_raw ratio    p50 {:.2}×  p99 {:.2}×  mean {:.2}×   (budget ≤ 1.5×)",
-        us(o50) / us(r50),
-        us(o99) / us(r99),
+        "store/append_vs_raw ratio          p50 {:.2}×  p99 {:.2}×  mean {:.2}×   (budget ≤ 1.5×)",
+        us(pct(&ours, 0.5)) / us(pct(&raw, 0.5)),
+        us(pct(&ours, 0.99)) / us(pct(&raw, 0.99)),
         us(mean(&ours)) / us(mean(&raw))
     );
 }
@@ -362,9 +459,55 @@ fn report_transcript(sz: &Sizes) -> (tempfile::TempDir, Store, SessionId) {
 
 // ---------------------------------------------------------------- FTS
 
+/// Filler vocabulary: 20,000 words with Zipf-like frequencies (word `r` drawn ∝ 1/r), as in
+/// prose: a few words are everywhere, most are rare.
+struct Zipf {
+    cumulative: Vec<f64>,
+}
+
+impl Zipf {
+    fn new(n: usize) -> Zipf {
+        let mut acc = 0.0;
+        let cumulative = (1..=n)
+            .map(|r| {
+                acc += 1.0 / r as f64;
+                acc
+            })
+            .collect();
+        Zipf { cumulative }
+    }
+    fn rank(&self, rng: &mut Rng) -> usize {
+        let total = *self.cumulative.last().unwrap();
+        let x = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        self.cumulative.partition_point(|c| *c < x)
+    }
+    fn word(&self, rng: &mut Rng) -> String {
+        filler(self.rank(rng))
+    }
+}
+
+/// Word number `rank` of the prose vocabulary: pronounceable, two to four syllables, so
+/// prefixes are shared the way they are in natural language (not `w1`, `w10`, `w100`, …).
+fn filler(rank: usize) -> String {
+    const SYL: [&str; 24] = [
+        "ka", "lo", "mi", "ten", "ru", "sa", "vel", "do", "pi", "gar", "no", "tri", "bel", "shu",
+        "fo", "zan", "qui", "ep", "or", "dal", "wy", "ce", "mon", "ix",
+    ];
+    let mut n = rank + 24 * 24; // at least two syllables
+    let mut w = String::new();
+    while n > 0 {
+        w.push_str(SYL[n % 24]);
+        n /= 24;
+    }
+    w
+}
+
+/// Knowledge entries like a homelab's: each is about one to three topics (service, tool or
+/// concern names) that recur in its title, tags and body, amid Zipf-distributed prose.
 fn knowledge_fixture(n: usize) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = open_store(dir.path());
+    let zipf = Zipf::new(20_000);
     let mut rng = Rng(23);
     let kinds = [
         KnowledgeKind::Investigation,
@@ -377,19 +520,27 @@ fn knowledge_fixture(n: usize) -> (tempfile::TempDir, Store) {
         store
             .write(|w| {
                 for _ in 0..5000.min(n - written) {
-                    let title = format!("{} {} {}", rng.word(), rng.word(), written);
-                    let about = vec![format!("host:node{}", rng.below(500))];
+                    let topics: Vec<&str> = (0..1 + rng.below(3))
+                        .map(|_| WORDS[rng.below(WORDS.len())])
+                        .collect();
+                    let len = 60 + rng.below(90);
+                    let body: Vec<String> = (0..len)
+                        .map(|_| {
+                            if rng.below(10) == 0 {
+                                topics[rng.below(topics.len())].to_owned()
+                            } else {
+                                zipf.word(&mut rng)
+                            }
+                        })
+                        .collect();
                     w.upsert_knowledge(&NewKnowledge {
                         session_id: None,
                         kind: kinds[written % 4],
                         slug: Some(format!("entry-{written}")),
-                        title,
-                        body: {
-                            let words = 40 + rng.below(80);
-                            rng.text(words)
-                        },
-                        tags: vec![WORDS[rng.below(WORDS.len())].to_owned()],
-                        about,
+                        title: format!("{} {} {written}", topics.join(" "), zipf.word(&mut rng)),
+                        body: body.join(" "),
+                        tags: topics.iter().map(|t| (*t).to_owned()).collect(),
+                        about: vec![format!("host:node{}", rng.below(500))],
                     })?;
                     written += 1;
                 }
@@ -400,28 +551,32 @@ fn knowledge_fixture(n: usize) -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+/// Queries as the agent and the UI send them: one to three whole words (topics, common and
+/// rarer prose words), and typed prefixes (the UI's search as you type).
 fn queries() -> Vec<KnowledgeQuery> {
     let mut rng = Rng(99);
     let mut qs = Vec::new();
-    for i in 0..64 {
-        let text = match i % 4 {
-            0 => WORDS[rng.below(WORDS.len())].to_owned(),
-            1 => format!(
-                "{} {}",
-                WORDS[rng.below(WORDS.len())],
-                WORDS[rng.below(WORDS.len())]
-            ),
-            2 => rng.word(),
+    for i in 0..100 {
+        let topic = |rng: &mut Rng| WORDS[rng.below(WORDS.len())].to_owned();
+        let text = match i % 10 {
+            0..=3 => topic(&mut rng),
+            4 | 5 => format!("{} {}", topic(&mut rng), topic(&mut rng)),
+            6 => format!("{} {}", topic(&mut rng), filler(rng.below(100))),
+            7 => filler(100 + rng.below(1900)),
+            8 => topic(&mut rng).chars().take(3 + rng.below(2)).collect(),
             _ => format!(
-                "{} {}",
-                WORDS[rng.below(WORDS.len())],
-                rng.word().chars().take(4).collect::<String>()
+                "{} {} {}",
+                topic(&mut rng),
+                filler(rng.below(50)),
+                filler(50 + rng.below(500))
             ),
         };
         qs.push(KnowledgeQuery {
             text,
             kinds: Vec::new(),
             limit: 20,
+            // The UI's search-as-you-type; the agent sends whole words.
+            prefix: i % 10 == 8,
         });
     }
     qs
@@ -448,9 +603,23 @@ fn report_fts(sz: &Sizes) -> (tempfile::TempDir, Store) {
         times.push(t.elapsed());
         hits += r.len();
     }
+    if std::env::var("NOMOS_BENCH_DEBUG").is_ok() {
+        let mut per: Vec<(Duration, &str)> = qs
+            .iter()
+            .map(|q| {
+                let t = Instant::now();
+                black_box(store.search_knowledge(q).unwrap());
+                (t.elapsed(), q.text.as_str())
+            })
+            .collect();
+        per.sort();
+        for (d, q) in per.iter().rev().take(8) {
+            println!("  slow query {:>7.2} ms  {q}", ms(*d));
+        }
+    }
     times.sort();
     println!(
-        "store/fts_search  entries={}  queries={}  avg hits {:.1}  p50 {:.2} ms  p95 {:.2} ms  p99 {:.2} ms   (budget p95 ≤ 5 ms)",
+        "store/fts_search  entries={}  searches={}  avg hits {:.1}  p50 {:.2} ms  p95 {:.2} ms  p99 {:.2} ms   (budget p95 ≤ 5 ms)",
         sz.knowledge_entries,
         times.len(),
         hits as f64 / times.len() as f64,
@@ -466,45 +635,56 @@ fn report_fts(sz: &Sizes) -> (tempfile::TempDir, Store) {
 fn criterion_benches(c: &mut Criterion) {
     let sz = sizes();
     println!("\n== DESIGN.md §14 store rows (custom percentile loops) ==");
-    report_append(&sz);
-    let (_d1, tstore, sid) = report_transcript(&sz);
-    let (_d2, kstore) = report_fts(&sz);
+    if want("append") {
+        report_append(&sz);
+    }
+    let transcript = want("transcript").then(|| report_transcript(&sz));
+    let knowledge = want("fts").then(|| report_fts(&sz));
+    if !want("criterion") {
+        return;
+    }
     println!("== criterion (means) ==\n");
 
-    let f = append_fixture();
-    let mut g = c.benchmark_group("store_append");
-    let mut i = 0usize;
-    g.bench_function("append_message+audit", |b| {
-        b.iter(|| {
-            i += 1;
-            f.ours(i)
-        })
-    });
-    g.bench_function("raw_insert_same_bytes", |b| {
-        b.iter(|| {
-            i += 1;
-            f.raw(i)
-        })
-    });
-    g.finish();
+    if want("append") {
+        let f = append_fixture();
+        let mut g = c.benchmark_group("store_append");
+        let mut i = 0usize;
+        g.bench_function("append_message+audit", |b| {
+            b.iter(|| {
+                i += 1;
+                f.ours(i)
+            })
+        });
+        g.bench_function("raw_insert_same_bytes", |b| {
+            b.iter(|| {
+                i += 1;
+                f.raw(i)
+            })
+        });
+        g.finish();
+    }
 
-    let mut g = c.benchmark_group("store_transcript");
-    g.sample_size(10).measurement_time(Duration::from_secs(5));
-    g.bench_function(format!("open_{}_messages", sz.transcript_messages), |b| {
-        b.iter(|| black_box(tstore.transcript(sid).unwrap()))
-    });
-    g.finish();
+    if let Some((_dir, tstore, sid)) = &transcript {
+        let mut g = c.benchmark_group("store_transcript");
+        g.sample_size(10).measurement_time(Duration::from_secs(5));
+        g.bench_function(format!("open_{}_messages", sz.transcript_messages), |b| {
+            b.iter(|| black_box(tstore.transcript(*sid).unwrap()))
+        });
+        g.finish();
+    }
 
-    let qs = queries();
-    let mut g = c.benchmark_group("store_fts");
-    let mut qi = 0usize;
-    g.bench_function(format!("search_{}_entries", sz.knowledge_entries), |b| {
-        b.iter(|| {
-            qi += 1;
-            black_box(kstore.search_knowledge(&qs[qi % qs.len()]).unwrap())
-        })
-    });
-    g.finish();
+    if let Some((_dir, kstore)) = &knowledge {
+        let qs = queries();
+        let mut g = c.benchmark_group("store_fts");
+        let mut qi = 0usize;
+        g.bench_function(format!("search_{}_entries", sz.knowledge_entries), |b| {
+            b.iter(|| {
+                qi += 1;
+                black_box(kstore.search_knowledge(&qs[qi % qs.len()]).unwrap())
+            })
+        });
+        g.finish();
+    }
 }
 
 criterion_group! {

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::db::{Reader, Store, WriteTx};
 use crate::error::StoreError;
 use crate::messages::{MessageId, Role};
-use crate::sessions::{SessionId, touch};
+use crate::sessions::SessionId;
 use crate::types::text_enum;
 
 /// Approval window identifier (rowid).
@@ -227,7 +227,7 @@ impl WriteTx<'_> {
             "UPDATE sessions SET status = 'executing', updated_at_ms = ?2 WHERE id = ?1 AND status IN ('idle','planning')",
             params![session, self.now],
         )?;
-        touch(self.c, session, self.now)?;
+        self.touch(session)?;
         self.reader().approval_window(id)
     }
 

@@ -4,8 +4,9 @@ use rusqlite::{Row, params};
 use serde::Serialize;
 
 use crate::db::{Reader, Store, WriteTx};
-use crate::error::StoreError;
+use crate::error::{StoreError, missing_parent};
 use crate::messages::MessageId;
+use crate::messages::id_range;
 use crate::secrets::redact;
 use crate::sessions::SessionId;
 use crate::types::{cap_head, sql_limit};
@@ -121,16 +122,18 @@ fn audit_from_row(r: &Row<'_>) -> rusqlite::Result<AuditEntry> {
 }
 
 impl Reader<'_> {
-    /// The audit ledger of a session, oldest first (`limit` 0: all).
+    /// The audit ledger of a session, oldest first (`limit` 0: all). Session `0` lists the
+    /// calls recorded outside any session.
     pub fn audit_log(&self, session: SessionId, limit: u32) -> Result<Vec<AuditEntry>, StoreError> {
+        let (lo, hi) = id_range(session);
         Ok(self
             .c
             .prepare_cached(
                 "SELECT id, session_id, generation, message_id, call_id, tool, arguments, result_summary, ok,
                         duration_ms, created_at_ms
-                 FROM audit_log WHERE session_id = ?1 ORDER BY id LIMIT ?2",
+                 FROM audit_log WHERE id BETWEEN ?1 AND ?2 ORDER BY id LIMIT ?3",
             )?
-            .query_map(params![session, sql_limit(limit)], audit_from_row)?
+            .query_map(params![lo, hi, sql_limit(limit)], audit_from_row)?
             .collect::<Result<Vec<_>, _>>()?)
     }
 }
@@ -138,25 +141,24 @@ impl Reader<'_> {
 impl WriteTx<'_> {
     /// Record one tool call in the audit log. The session's current plan generation is stamped.
     pub fn record_audit(&self, new: &NewAudit) -> Result<i64, StoreError> {
-        let generation: Option<i64> = match new.session_id {
-            Some(s) => Some(
-                self.c
-                    .prepare_cached("SELECT coalesce(max(generation), 0) FROM plan_generations WHERE session_id = ?1")?
-                    .query_row([s], |r| r.get(0))?,
-            ),
-            None => None,
-        };
         let (args, _) = cap_head(&redact(&new.arguments), MAX_AUDIT_ARGUMENTS_BYTES);
         let (summary, _) = cap_head(&redact(&new.result_summary), MAX_AUDIT_SUMMARY_BYTES);
+        // One statement: the clustered id and the session's current generation are subqueries.
         self.c
             .prepare_cached(
-                "INSERT INTO audit_log (session_id, generation, message_id, call_id, tool, arguments,
+                "INSERT INTO audit_log (id, session_id, generation, message_id, call_id, tool, arguments,
                                         result_summary, ok, duration_ms, created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                 VALUES (
+                    coalesce((SELECT id FROM audit_log
+                              WHERE id BETWEEN coalesce(?1, 0) << 32 AND (coalesce(?1, 0) << 32) | 4294967295
+                              ORDER BY id DESC LIMIT 1), coalesce(?1, 0) << 32) + 1,
+                    ?1,
+                    CASE WHEN ?1 IS NULL THEN NULL
+                         ELSE (SELECT coalesce(max(generation), 0) FROM plan_generations WHERE session_id = ?1) END,
+                    ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
             .execute(params![
                 new.session_id,
-                generation,
                 new.message_id,
                 new.call_id,
                 new.tool,
@@ -165,7 +167,8 @@ impl WriteTx<'_> {
                 new.ok,
                 new.duration_ms,
                 self.now
-            ])?;
+            ])
+            .map_err(|e| missing_parent(e, "session", new.session_id.unwrap_or(0)))?;
         Ok(self.c.last_insert_rowid())
     }
 }

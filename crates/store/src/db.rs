@@ -1,9 +1,12 @@
 //! Opening the database: header check, schema-version gate, migrations, connection pool.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior};
@@ -23,6 +26,8 @@ pub struct Reader<'a> {
 pub struct WriteTx<'a> {
     pub(crate) c: &'a Connection,
     pub(crate) now: i64,
+    /// Sessions this writer touched recently (id → time), to skip redundant touches.
+    pub(crate) touched: &'a RefCell<HashMap<i64, i64>>,
 }
 
 impl<'a> WriteTx<'a> {
@@ -106,8 +111,89 @@ pub struct Store {
 
 pub(crate) struct Inner {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    writer: Mutex<Writer>,
     readers: Mutex<Vec<Connection>>,
+    checkpointer: Checkpointer,
+}
+
+pub(crate) struct Writer {
+    conn: Connection,
+    touched: RefCell<HashMap<i64, i64>>,
+}
+
+/// WAL checkpoints run on a background thread, so a commit never pays for copying the WAL
+/// into the database file (and its fsync). The writer keeps SQLite's automatic checkpoint
+/// only as a backstop at [`BACKSTOP_CHECKPOINT_PAGES`].
+struct Checkpointer {
+    dirty: Arc<AtomicBool>,
+    stop: Mutex<Option<mpsc::Sender<()>>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+const BACKSTOP_CHECKPOINT_PAGES: i64 = 20_000;
+const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+
+impl Checkpointer {
+    fn start(path: &Path) -> Checkpointer {
+        let dirty = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel::<()>();
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .and_then(|c| c.busy_timeout(Duration::from_millis(100)).map(|()| c));
+        let mut thread = None;
+        match conn {
+            Ok(conn) => {
+                let flag = dirty.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("nomos-store-checkpoint".into())
+                    .spawn(move || checkpoint_loop(&conn, &rx, &flag));
+                match spawned {
+                    Ok(h) => thread = Some(h),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "no background checkpoint thread; SQLite checkpoints on commit")
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "no background checkpoint connection; SQLite checkpoints on commit")
+            }
+        }
+        Checkpointer {
+            dirty,
+            stop: Mutex::new(Some(tx)),
+            thread: Mutex::new(thread),
+        }
+    }
+}
+
+fn checkpoint_loop(conn: &Connection, rx: &mpsc::Receiver<()>, dirty: &AtomicBool) {
+    loop {
+        let stop = matches!(
+            rx.recv_timeout(CHECKPOINT_EVERY),
+            Err(mpsc::RecvTimeoutError::Disconnected)
+        );
+        if (dirty.swap(false, Ordering::AcqRel) || stop)
+            && let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+        {
+            tracing::debug!(error = %e, "background WAL checkpoint skipped");
+        }
+        if stop {
+            break;
+        }
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        // Stop and wait, so that when the last `Store` clone is gone the file is closed.
+        drop(lock(&self.stop).take());
+        if let Some(h) = lock(&self.thread).take() {
+            let _ = h.join();
+        }
+    }
 }
 
 impl fmt::Debug for Store {
@@ -147,11 +233,17 @@ impl Store {
     /// [`Store::open`] with a given clock.
     pub fn open_with_clock(db_file: &Path, clock: Arc<dyn Clock>) -> Result<Store, StoreError> {
         let writer = open_and_migrate(db_file, None, clock.as_ref())?;
+        writer.pragma_update(None, "wal_autocheckpoint", BACKSTOP_CHECKPOINT_PAGES)?;
+        writer.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
         Ok(Store {
             inner: Arc::new(Inner {
                 path: db_file.to_path_buf(),
-                writer: Mutex::new(writer),
+                writer: Mutex::new(Writer {
+                    conn: writer,
+                    touched: RefCell::new(HashMap::new()),
+                }),
                 readers: Mutex::new(Vec::new()),
+                checkpointer: Checkpointer::start(db_file),
             }),
             clock,
         })
@@ -217,7 +309,13 @@ impl Store {
         &self,
         f: impl FnOnce(&WriteTx<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        self.with_writer(|tx, now| f(&WriteTx { c: tx, now }))
+        self.with_writer(|tx, now, touched| {
+            f(&WriteTx {
+                c: tx,
+                now,
+                touched,
+            })
+        })
     }
 
     pub(crate) fn fix_path(&self, e: StoreError) -> StoreError {
@@ -254,15 +352,21 @@ impl Store {
     /// rolled back otherwise. `now_ms` is read once from the clock.
     pub(crate) fn with_writer<T>(
         &self,
-        f: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<T, StoreError>,
+        f: impl FnOnce(
+            &rusqlite::Transaction<'_>,
+            i64,
+            &RefCell<HashMap<i64, i64>>,
+        ) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let mut conn = lock(&self.inner.writer);
+        let mut guard = lock(&self.inner.writer);
+        let Writer { conn, touched } = &mut *guard;
         let now = self.clock.now_ms();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| self.fix_path(e.into()))?;
-        let out = f(&tx, now).map_err(|e| self.fix_path(e))?;
+        let out = f(&tx, now, touched).map_err(|e| self.fix_path(e))?;
         tx.commit().map_err(|e| self.fix_path(e.into()))?;
+        self.inner.checkpointer.dirty.store(true, Ordering::Release);
         Ok(out)
     }
 }
@@ -467,6 +571,15 @@ fn apply(conn: &Connection, pending: &[&Migration], clock: &dyn Clock) -> Result
         let res = (|| -> Result<(), StoreError> {
             conn.execute_batch("BEGIN IMMEDIATE")?;
             let body = (|| -> Result<(), StoreError> {
+                // Another process may have applied it while this one waited for the lock.
+                let done: bool = conn.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = ?1)",
+                    [m.version],
+                    |r| r.get(0),
+                )?;
+                if done {
+                    return Ok(());
+                }
                 conn.execute_batch(m.sql)?;
                 let orphan: Option<String> = conn
                     .query_row(

@@ -172,3 +172,13 @@ impl From<rusqlite::Error> for StoreError {
         StoreError::Sqlite(e)
     }
 }
+
+/// Map a foreign-key failure of an INSERT to "the parent does not exist".
+pub(crate) fn missing_parent(e: rusqlite::Error, what: &'static str, id: i64) -> StoreError {
+    if let rusqlite::Error::SqliteFailure(f, _) = &e
+        && f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY
+    {
+        return StoreError::not_found(what, id);
+    }
+    e.into()
+}

@@ -9,7 +9,7 @@ use crate::db::{Reader, Store, WriteTx};
 use crate::error::StoreError;
 use crate::plan::Fact;
 use crate::secrets::redact;
-use crate::sessions::{SessionId, SessionStatus, touch};
+use crate::sessions::{SessionId, SessionStatus};
 use crate::types::{cap_text, non_blank, text_enum};
 
 /// Execution identifier (rowid).
@@ -360,15 +360,26 @@ impl WriteTx<'_> {
         }
     }
 
-    /// Record a `run`. Read-only commands and those with an approval start `queued`; others
-    /// wait in `awaiting_approval`. A window approval must name the session's active window
+    /// Record a `run`. Refused without a live plan (I1: `StoreError::Invariant` with code
+    /// `"I1"` and a directive). Read-only commands and those with an approval start `queued`;
+    /// others wait in `awaiting_approval`. A window approval must name the session's active window
     /// (I7). The current plan generation is stamped (I6, I18).
     pub fn create_execution(&self, new: &NewExecution) -> Result<Execution, StoreError> {
         non_blank("A command", &new.command)?;
         non_blank("A target", &new.target)?;
-        touch(self.c, new.session_id, self.now)?;
-        let (generation, _) = self.reader().current_generation(new.session_id)?;
-        let generation = (generation > 0).then_some(generation);
+        crate::sessions::touch_checked(self.c, new.session_id, self.now)?;
+        let (generation, replaced) = self.reader().current_generation(new.session_id)?;
+        if generation == 0 || replaced {
+            return Err(StoreError::invariant(
+                "I1",
+                format!(
+                    "Session {} has no plan; a command cannot run.",
+                    new.session_id
+                ),
+                "Call propose_plan first (even a read-only task needs a one-step plan), then run.",
+            ));
+        }
+        let generation = Some(generation);
         let step_id: Option<i64> = match (new.step_seq, generation) {
             (Some(seq), Some(g)) => self
                 .c
@@ -498,7 +509,7 @@ impl WriteTx<'_> {
                     approved_at_ms = ?5, updated_at_ms = ?5 WHERE id = ?1",
             params![id, approval.kind, approval.by, approval.window_id, self.now],
         )?;
-        touch(self.c, session, self.now)?;
+        self.touch(session)?;
         self.reader().execution(id)
     }
 
@@ -513,7 +524,7 @@ impl WriteTx<'_> {
              WHERE id = ?1",
             params![id, reason, self.now],
         )?;
-        touch(self.c, session, self.now)?;
+        self.touch(session)?;
         self.reader().execution(id)
     }
 
@@ -527,7 +538,7 @@ impl WriteTx<'_> {
             "UPDATE executions SET status = 'running', started_at_ms = ?2, updated_at_ms = ?2 WHERE id = ?1",
             params![id, self.now],
         )?;
-        touch(self.c, session, self.now)?;
+        self.touch(session)?;
         self.reader().execution(id)
     }
 
@@ -589,7 +600,7 @@ impl WriteTx<'_> {
         {
             self.count_fact(session, Some(g), Fact::RunFinished)?;
         }
-        touch(self.c, session, self.now)?;
+        self.touch(session)?;
         self.reader().execution(id)
     }
 

@@ -19,6 +19,9 @@ pub type EntryId = i64;
 
 /// Entity kinds that are execution targets (I19 `list_targets`).
 pub const TARGET_KINDS: &[&str] = &["host", "lxc", "vm"];
+/// Full-text search scores at most this many of the newest matching entries and returns the
+/// best of them (bounded time whatever the words).
+pub const SEARCH_CANDIDATES: i64 = 200;
 /// Tags that mark an entry as an audit of the entities it is about (besides investigations).
 pub const AUDIT_TAGS: &[&str] = &["audit", "update", "updates"];
 
@@ -219,8 +222,9 @@ pub struct KnowledgeHit {
     pub tags: String,
     /// Last change.
     pub updated_at_ms: i64,
-    /// BM25 rank (lower is better).
-    pub rank: f64,
+    /// Relevance (higher is better): query words in the title count 3, in tags 2, in the body
+    /// 1 with saturation; ties go to the newer entry.
+    pub score: f64,
 }
 
 /// An entity search hit.
@@ -235,8 +239,10 @@ pub struct EntityHit {
 /// Filter of [`Store::search_knowledge`].
 #[derive(Debug, Clone, Default)]
 pub struct KnowledgeQuery {
-    /// Words to find (every word must match, as a prefix).
+    /// Words to find; every word must match (English stemming: `upgrades` finds `upgraded`).
     pub text: String,
+    /// The last word also matches as a prefix (search as you type in the UI).
+    pub prefix: bool,
     /// Only these kinds (empty: all).
     pub kinds: Vec<KnowledgeKind>,
     /// At most this many (0: 20).
@@ -388,6 +394,114 @@ fn normalize_tag(t: &str) -> Option<String> {
         .collect();
     let t = t.trim_matches('-').to_owned();
     (!t.is_empty()).then_some(t)
+}
+
+/// The words of a search, prepared for scoring and snippets.
+fn search_words(text: &str) -> Vec<SearchWord> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(SearchWord::new)
+        .collect()
+}
+
+/// A search word prepared for highlighting and scoring: lowercase, and its stem (all but up
+/// to three trailing characters, at least four) — a cheap stand-in for the index's stemming.
+#[derive(Debug)]
+pub(crate) struct SearchWord {
+    word: String,
+    stem: Option<String>,
+}
+
+impl SearchWord {
+    fn new(word: &str) -> SearchWord {
+        let word = word.to_lowercase();
+        let n = word.chars().count();
+        let stem = (n >= 5).then(|| word.chars().take((n - 3).max(4)).collect());
+        SearchWord { word, stem }
+    }
+
+    /// `token` starts with the word or its stem (case-insensitive).
+    fn matches(&self, token: &str) -> bool {
+        starts_with_ci(token, &self.word)
+            || self
+                .stem
+                .as_deref()
+                .is_some_and(|s| starts_with_ci(token, s))
+    }
+}
+
+fn starts_with_ci(token: &str, prefix: &str) -> bool {
+    if token.is_ascii() && prefix.is_ascii() {
+        token.len() >= prefix.len()
+            && token.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+    } else {
+        token.to_lowercase().starts_with(prefix)
+    }
+}
+
+/// Count of tokens of `text` matching one of `words`.
+fn occurrences(words: &[SearchWord], text: &str) -> f64 {
+    let mut n = 0.0;
+    for token in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+    {
+        if words.iter().any(|w| w.matches(token)) {
+            n += 1.0;
+        }
+    }
+    n
+}
+
+/// Relevance of one entry: title 3, tags 2, body 1 with saturation (tf / (tf + 1.2)).
+fn relevance(words: &[SearchWord], title: &str, tags: &str, body: &str) -> f64 {
+    let body_tf = occurrences(words, body);
+    3.0 * occurrences(words, title)
+        + 2.0 * occurrences(words, tags)
+        + 2.2 * body_tf / (body_tf + 1.2)
+}
+
+/// About `width` characters of `body` around the first word that starts with a search word,
+/// with `[` `]` around that word and `…` where text was cut. Looks at the first 64 KiB only.
+pub(crate) fn snippet(body: &str, words: &[SearchWord], width: usize) -> String {
+    let scan = &body[..crate::types::floor_char(body, 64 * 1024)];
+    let chars: Vec<char> = scan.chars().collect();
+    let mut hit = None;
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let end = chars[i..]
+            .iter()
+            .position(|c| !c.is_alphanumeric())
+            .map_or(chars.len(), |p| i + p);
+        let token: String = chars[i..end].iter().collect();
+        if words.iter().any(|w| w.matches(&token)) {
+            hit = Some((i, end));
+            break;
+        }
+        i = end;
+    }
+    let (from, to) = hit.unwrap_or((0, 0));
+    let a = from.saturating_sub(width / 4);
+    let b = (to + width.saturating_sub(to - from).saturating_sub(from - a)).min(chars.len());
+    let mut out = String::new();
+    if a > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[a..from]);
+    if hit.is_some() {
+        out.push('[');
+        out.extend(&chars[from..to]);
+        out.push(']');
+    }
+    out.extend(&chars[to..b]);
+    if b < chars.len() || scan.len() < body.len() {
+        out.push('…');
+    }
+    out
 }
 
 const LAST_AUDITED_SQL: &str = "SELECT max(k.updated_at_ms) FROM knowledge_about a
@@ -549,7 +663,7 @@ impl Reader<'_> {
 
     /// Full-text search over knowledge entries (title, body, tags), best first.
     pub fn search_knowledge(&self, q: &KnowledgeQuery) -> Result<Vec<KnowledgeHit>, StoreError> {
-        let Some(fts) = fts_query(&q.text) else {
+        let Some(fts) = fts_query(&q.text, q.prefix) else {
             return Ok(Vec::new());
         };
         let limit = if q.limit == 0 { 20 } else { i64::from(q.limit) };
@@ -560,36 +674,62 @@ impl Reader<'_> {
                 .collect::<Vec<_>>()
                 .join(",")
         });
-        Ok(self
+        // FTS5's BM25 reads the whole match list of every query word to weigh it (a common
+        // word costs milliseconds however few rows match). Instead take the newest
+        // SEARCH_CANDIDATES matches (the index walks them newest-first and stops) and score
+        // those here: bounded work whatever the words.
+        let words = search_words(&q.text);
+        let rows = self
             .c
             .prepare_cached(
-                "SELECT k.id, k.kind, k.slug, k.title, snippet(knowledge_fts, 1, '[', ']', '…', 12), k.tags,
-                        k.updated_at_ms, f.rank
-                 FROM (SELECT rowid, rank FROM knowledge_fts WHERE knowledge_fts MATCH ?1
-                       ORDER BY rank LIMIT CASE WHEN ?2 IS NULL THEN ?3 ELSE -1 END) f
-                 JOIN knowledge_entries k ON k.id = f.rowid
-                 JOIN knowledge_fts ON knowledge_fts.rowid = f.rowid AND knowledge_fts MATCH ?1
-                 WHERE ?2 IS NULL OR instr(',' || ?2 || ',', ',' || k.kind || ',') > 0
-                 ORDER BY f.rank LIMIT ?3",
+                "SELECT k.id, k.kind, k.slug, k.title, substr(k.body, 1, 16384), k.tags, k.updated_at_ms
+                 FROM knowledge_fts CROSS JOIN knowledge_entries k ON k.id = knowledge_fts.rowid
+                 WHERE knowledge_fts MATCH ?1
+                   AND (?2 IS NULL OR instr(',' || ?2 || ',', ',' || k.kind || ',') > 0)
+                 ORDER BY knowledge_fts.rowid DESC LIMIT ?3",
             )?
-            .query_map(params![fts, kinds, limit], |r| {
-                Ok(KnowledgeHit {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    slug: r.get(2)?,
-                    title: r.get(3)?,
-                    snippet: r.get(4)?,
-                    tags: r.get(5)?,
-                    updated_at_ms: r.get(6)?,
-                    rank: r.get(7)?,
-                })
+            .query_map(params![fts, kinds, SEARCH_CANDIDATES], |r| {
+                Ok((
+                    r.get::<_, EntryId>(0)?,
+                    r.get::<_, KnowledgeKind>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                    r.get::<_, i64>(6)?,
+                ))
             })?
-            .collect::<Result<Vec<_>, _>>()?)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut scored: Vec<(f64, usize)> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (_, _, _, title, body, tags, _))| (relevance(&words, title, tags, body), i))
+            .collect();
+        // Stable: equal scores keep the newest-first order.
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let limit = usize::try_from(limit).unwrap_or(20);
+        Ok(scored
+            .into_iter()
+            .take(limit)
+            .map(|(score, i)| {
+                let (id, kind, slug, title, body, tags, updated_at_ms) = &rows[i];
+                KnowledgeHit {
+                    id: *id,
+                    kind: *kind,
+                    slug: slug.clone(),
+                    title: title.clone(),
+                    snippet: snippet(body, &words, 160),
+                    tags: tags.clone(),
+                    updated_at_ms: *updated_at_ms,
+                    score,
+                }
+            })
+            .collect())
     }
 
     /// Full-text search over entities (slug, name, kind, attributes), best first.
     pub fn search_entities(&self, text: &str, limit: u32) -> Result<Vec<EntityHit>, StoreError> {
-        let Some(fts) = fts_query(text) else {
+        let Some(fts) = fts_query(text, true) else {
             return Ok(Vec::new());
         };
         let limit = if limit == 0 { 20 } else { i64::from(limit) };
@@ -792,7 +932,7 @@ impl WriteTx<'_> {
         }
         if let Some(s) = session {
             self.count_fact(s, generation.or(Some(0)), Fact::Write)?;
-            crate::sessions::touch(self.c, s, self.now)?;
+            self.touch(s)?;
         }
         let entity = self
             .c
@@ -873,7 +1013,7 @@ impl WriteTx<'_> {
         };
         if let Some(s) = session {
             self.count_fact(s, generation.or(Some(0)), Fact::Write)?;
-            crate::sessions::touch(self.c, s, self.now)?;
+            self.touch(s)?;
         }
         Ok(self
             .c
@@ -967,7 +1107,7 @@ impl WriteTx<'_> {
         }
         if let Some(s) = new.session_id {
             self.count_fact(s, generation.or(Some(0)), Fact::KnowledgeUpsert)?;
-            crate::sessions::touch(self.c, s, self.now)?;
+            self.touch(s)?;
         }
         self.reader().knowledge_entry(id)
     }

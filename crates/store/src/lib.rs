@@ -48,7 +48,7 @@ pub use executions::{
 pub use knowledge::{
     AUDIT_TAGS, AttributeChange, Entity, EntityDetail, EntityHit, EntityId, EntityUpdate, EntryId,
     Graph, KnowledgeEntry, KnowledgeHit, KnowledgeKind, KnowledgeQuery, NewKnowledge, Relation,
-    Slug, TARGET_KINDS, Target, slugify,
+    SEARCH_CANDIDATES, Slug, TARGET_KINDS, Target, slugify,
 };
 pub use messages::{
     FinishedMessage, MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES, Message, MessageId, NewMessage,
@@ -61,7 +61,7 @@ pub use plan::{
 pub use recovery::{CUT_TURN_ERROR, CutTurn, INTERRUPTED_REASON, RecoveryReport};
 pub use secrets::{REDACTED, is_secret_name, redact};
 pub use sessions::{
-    CompleteOutcome, NewSession, Outcome, ReopenOutcome, Session, SessionId, SessionQuery,
-    SessionStatus, SessionSummary,
+    ACTIVITY_GRANULARITY_MS, CompleteOutcome, NewSession, Outcome, ReopenOutcome, Session,
+    SessionId, SessionQuery, SessionStatus, SessionSummary,
 };
 pub use types::Refusal;

@@ -6,9 +6,9 @@ use rusqlite::{OptionalExtension as _, Row, params};
 use serde::Serialize;
 
 use crate::db::{Reader, Store, WriteTx};
-use crate::error::StoreError;
+use crate::error::{StoreError, missing_parent};
 use crate::secrets::redact;
-use crate::sessions::{Session, SessionId, touch};
+use crate::sessions::{Session, SessionId};
 use crate::types::{cap_text, text_enum};
 
 /// Message identifier (rowid).
@@ -157,6 +157,12 @@ pub enum FinishedMessage {
     },
 }
 
+/// Message and audit ids are clustered by session: `session_id << 32 | n`.
+pub(crate) fn id_range(session: i64) -> (i64, i64) {
+    let lo = session << 32;
+    (lo, lo | 0xFFFF_FFFF)
+}
+
 const MSG_COLS: &str =
     "id, session_id, role, text, reasoning, pending, auto, error, created_at_ms, updated_at_ms";
 
@@ -240,26 +246,26 @@ impl Reader<'_> {
         after: Option<MessageId>,
         limit: u32,
     ) -> Result<Vec<Message>, StoreError> {
-        let after = after.unwrap_or(0);
+        let (lo, hi) = id_range(session);
+        let after = after.unwrap_or(lo).max(lo);
         let limit = crate::types::sql_limit(limit);
         let mut messages = self
             .c
             .prepare_cached(&format!(
-                "SELECT {MSG_COLS} FROM messages WHERE session_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3"
+                "SELECT {MSG_COLS} FROM messages WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3"
             ))?
-            .query_map(params![session, after, limit], message_from_row)?
+            .query_map(params![after, hi, limit], message_from_row)?
             .collect::<Result<Vec<_>, _>>()?;
         if let (Some(first), Some(last)) = (messages.first(), messages.last()) {
             let calls = self
                 .c
                 .prepare_cached(
-                    "SELECT t.id, t.message_id, t.call_id, t.name, t.arguments, t.result, t.result_truncated,
-                            t.is_error, t.created_at_ms, t.finished_at_ms
-                     FROM messages m JOIN tool_calls t ON t.message_id = m.id
-                     WHERE m.session_id = ?1 AND m.id BETWEEN ?2 AND ?3
-                     ORDER BY t.message_id, t.id",
+                    "SELECT id, message_id, call_id, name, arguments, result, result_truncated,
+                            is_error, created_at_ms, finished_at_ms
+                     FROM tool_calls WHERE message_id BETWEEN ?1 AND ?2
+                     ORDER BY message_id, id",
                 )?
-                .query_map(params![session, first.id, last.id], call_from_row)?
+                .query_map(params![first.id, last.id], call_from_row)?
                 .collect::<Result<Vec<_>, _>>()?;
             attach(&mut messages, calls);
         }
@@ -268,12 +274,14 @@ impl Reader<'_> {
 
     /// The operator's last message in a session (I12 resume notes).
     pub fn last_user_message(&self, session: SessionId) -> Result<Option<Message>, StoreError> {
+        let (lo, hi) = id_range(session);
         let id: Option<MessageId> = self
             .c
             .prepare_cached(
-                "SELECT id FROM messages WHERE session_id = ?1 AND role = 'user' AND auto = 0 ORDER BY id DESC LIMIT 1",
+                "SELECT id FROM messages WHERE id BETWEEN ?1 AND ?2 AND role = 'user' AND auto = 0
+                 ORDER BY id DESC LIMIT 1",
             )?
-            .query_row([session], |r| r.get(0))
+            .query_row(params![lo, hi], |r| r.get(0))
             .optional()?;
         id.map(|id| self.message(id)).transpose()
     }
@@ -292,8 +300,10 @@ impl Reader<'_> {
     pub fn message_count(&self, session: SessionId) -> Result<i64, StoreError> {
         Ok(self
             .c
-            .prepare_cached("SELECT count(*) FROM messages WHERE session_id = ?1")?
-            .query_row([session], |r| r.get(0))?)
+            .prepare_cached("SELECT count(*) FROM messages WHERE id BETWEEN ?1 AND ?2")?
+            .query_row(params![id_range(session).0, id_range(session).1], |r| {
+                r.get(0)
+            })?)
     }
 }
 
@@ -334,11 +344,12 @@ impl WriteTx<'_> {
         }
         check_len(&new.text)?;
         let text = redact(&new.text);
-        touch(self.c, new.session_id, self.now)?;
         self.c
             .prepare_cached(
-                "INSERT INTO messages (session_id, role, text, auto, created_at_ms, updated_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                "INSERT INTO messages (id, session_id, role, text, auto, created_at_ms, updated_at_ms)
+                 VALUES (coalesce((SELECT id FROM messages WHERE id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295
+                                   ORDER BY id DESC LIMIT 1), ?1 << 32) + 1,
+                         ?1, ?2, ?3, ?4, ?5, ?5)",
             )?
             .execute(params![
                 new.session_id,
@@ -346,8 +357,10 @@ impl WriteTx<'_> {
                 text.as_ref(),
                 new.auto,
                 self.now
-            ])?;
+            ])
+            .map_err(|e| missing_parent(e, "session", new.session_id))?;
         let id = self.c.last_insert_rowid();
+        self.touch(new.session_id)?;
         if new.role == Role::User && !new.auto {
             self.c
                 .prepare_cached(
@@ -377,14 +390,17 @@ impl WriteTx<'_> {
         session: SessionId,
         auto: bool,
     ) -> Result<Message, StoreError> {
-        touch(self.c, session, self.now)?;
         self.c
             .prepare_cached(
-                "INSERT INTO messages (session_id, role, pending, auto, created_at_ms, updated_at_ms)
-                 VALUES (?1, 'assistant', 1, ?2, ?3, ?3)",
+                "INSERT INTO messages (id, session_id, role, pending, auto, created_at_ms, updated_at_ms)
+                 VALUES (coalesce((SELECT id FROM messages WHERE id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295
+                                   ORDER BY id DESC LIMIT 1), ?1 << 32) + 1,
+                         ?1, 'assistant', 1, ?2, ?3, ?3)",
             )?
-            .execute(params![session, auto, self.now])?;
+            .execute(params![session, auto, self.now])
+            .map_err(|e| missing_parent(e, "session", session))?;
         let id = self.c.last_insert_rowid();
+        self.touch(session)?;
         self.reader().message(id)
     }
 
@@ -435,7 +451,7 @@ impl WriteTx<'_> {
                  VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (message_id, call_id) DO NOTHING",
             )?
             .execute(params![message, call_id, name, args.as_ref(), self.now])?;
-        touch(self.c, session, self.now)?;
+        self.touch(session)?;
         self.tool_call(message, call_id)
     }
 
@@ -492,7 +508,7 @@ impl WriteTx<'_> {
             "UPDATE messages SET pending = 0, error = ?2, updated_at_ms = ?3 WHERE id = ?1",
             params![id, error.map(|e| redact(e).into_owned()), self.now],
         )?;
-        touch(self.c, m.session_id, self.now)?;
+        self.touch(m.session_id)?;
         Ok(FinishedMessage::Kept(self.reader().message(id)?))
     }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::approvals::CloseReason;
 use crate::db::{Reader, Store, WriteTx};
 use crate::error::StoreError;
-use crate::sessions::{SessionId, touch};
+use crate::sessions::SessionId;
 use crate::types::{Refusal, text_enum};
 
 /// Plan step identifier (rowid).
@@ -574,6 +574,26 @@ impl WriteTx<'_> {
                 format!("Do not update it again. {next}"),
             )));
         }
+        if step.status == StepStatus::Failed
+            && status == StepStatus::Running
+            && let Some(later) = plan
+                .steps
+                .iter()
+                .find(|st| st.seq > seq && st.status.is_finished())
+        {
+            return Ok(UpdateStepOutcome::Refused(Refusal::new(
+                "I5",
+                format!(
+                    "Step {} \"{}\" after it is already {}; a failed step can be retried only \
+                     before later steps finish.",
+                    later.seq, later.title, later.status
+                ),
+                format!(
+                    "Leave step {seq} failed and go on with the next unfinished step, or record the \
+                     retry's result directly with update_plan_step seq={seq} status=done."
+                ),
+            )));
+        }
         if status.is_finished()
             && let Some(open) = plan.steps.iter().find(|st| {
                 st.seq < seq && matches!(st.status, StepStatus::Pending | StepStatus::Running)
@@ -606,7 +626,7 @@ impl WriteTx<'_> {
                 params![session, self.now],
             )?;
         }
-        touch(self.c, session, self.now)?;
+        self.touch(session)?;
         let updated = self
             .c
             .prepare_cached(&format!("SELECT {STEP_COLS} FROM plan_steps WHERE id = ?1"))?

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 /// The replacement text for a scrubbed secret.
@@ -26,8 +27,46 @@ static SECRET: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// Every pattern above contains one of these (ASCII case-insensitive). One fast pass for
+/// them lets ordinary text skip the regular expression.
+static TRIGGERS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build([
+            "bearer",
+            "eyj",
+            "sk-",
+            "ghp_",
+            "gho_",
+            "ghu_",
+            "ghs_",
+            "ghr_",
+            "github_pat_",
+            "xox",
+            "akia",
+            "glpat-",
+            "private key",
+            "password",
+            "passwd",
+            "secret",
+            "api_key",
+            "api-key",
+            "apikey",
+            "token",
+            "private_key",
+            "private-key",
+            "privatekey",
+        ])
+        .ok()
+});
+
 /// Replace anything that looks like a credential with `[REDACTED]`.
 pub fn redact(s: &str) -> Cow<'_, str> {
+    if let Some(t) = TRIGGERS.as_ref()
+        && !t.is_match(s)
+    {
+        return Cow::Borrowed(s);
+    }
     let Some(re) = SECRET.as_ref() else {
         return Cow::Borrowed(s);
     };

@@ -133,7 +133,8 @@ pub struct SessionSummary {
 /// Filter of [`Store::list_sessions`].
 #[derive(Debug, Clone, Default)]
 pub struct SessionQuery {
-    /// Full-text search over title, goal and summary (every word must match, as a prefix).
+    /// Full-text search over title, goal and summary (every word must match; the last one as a
+    /// prefix, for search as you type).
     pub search: Option<String>,
     /// At most this many rows; 0 means no limit.
     pub limit: u32,
@@ -231,7 +232,7 @@ impl Reader<'_> {
     /// Sessions, newest activity first, optionally filtered by full-text search.
     pub fn list_sessions(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, StoreError> {
         let limit = sql_limit(query.limit);
-        let rows = match query.search.as_deref().and_then(fts_query) {
+        let rows = match query.search.as_deref().and_then(|q| fts_query(q, true)) {
             None => self
                 .c
                 .prepare_cached(
@@ -288,9 +289,28 @@ fn terminal_directive(s: &Session) -> Refusal {
 }
 
 impl WriteTx<'_> {
+    /// Activity on a session that is known to exist: moves `last_active_at_ms` forward at
+    /// [`ACTIVITY_GRANULARITY_MS`]; a session this writer touched within that time is skipped
+    /// without a statement.
+    pub(crate) fn touch(&self, id: SessionId) -> Result<(), StoreError> {
+        if let Some(&at) = self.touched.borrow().get(&id)
+            && at <= self.now
+            && self.now - at < ACTIVITY_GRANULARITY_MS
+        {
+            return Ok(());
+        }
+        touch(self.c, id, self.now)?;
+        let mut cache = self.touched.borrow_mut();
+        if cache.len() > 4096 {
+            cache.clear();
+        }
+        cache.insert(id, self.now);
+        Ok(())
+    }
+
     /// Bump `last_active_at_ms` (only ever forward).
     pub fn touch_session(&self, id: SessionId) -> Result<(), StoreError> {
-        touch(self.c, id, self.now)
+        touch_checked(self.c, id, self.now)
     }
 
     /// Create a session in status `idle`.
@@ -423,7 +443,7 @@ impl WriteTx<'_> {
     pub fn reopen_session(&self, id: SessionId) -> Result<ReopenOutcome, StoreError> {
         let s = self.reader().session(id)?;
         if !s.status.is_terminal() {
-            touch(self.c, id, self.now)?;
+            touch_checked(self.c, id, self.now)?;
             return Ok(ReopenOutcome::NotTerminal {
                 session: self.reader().session(id)?,
             });
@@ -492,9 +512,25 @@ impl WriteTx<'_> {
     }
 }
 
+/// `last_active_at_ms` moves only when it is this much behind: activity is kept to the second,
+/// and a burst of appends writes the session row once per second rather than once per append.
+pub const ACTIVITY_GRANULARITY_MS: i64 = 1000;
+
 pub(crate) fn touch(c: &rusqlite::Connection, id: SessionId, now: i64) -> Result<(), StoreError> {
-    // Writes only when time moved forward: repeated touches in the same millisecond cost
-    // nothing, which keeps appends cheap.
+    // Callers have already proved the session exists (a row referencing it was written), or
+    // use `touch_checked`.
+    c.prepare_cached(
+        "UPDATE sessions SET last_active_at_ms = ?2 WHERE id = ?1 AND last_active_at_ms <= ?2 - ?3",
+    )?
+    .execute(params![id, now, ACTIVITY_GRANULARITY_MS])?;
+    Ok(())
+}
+
+pub(crate) fn touch_checked(
+    c: &rusqlite::Connection,
+    id: SessionId,
+    now: i64,
+) -> Result<(), StoreError> {
     let n = c
         .prepare_cached(
             "UPDATE sessions SET last_active_at_ms = ?2 WHERE id = ?1 AND last_active_at_ms < ?2",

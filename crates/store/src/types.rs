@@ -81,20 +81,29 @@ impl Refusal {
     }
 }
 
-/// Turn operator search text into a safe FTS5 query: every word becomes a quoted prefix
-/// term, all of which must match. Returns `None` when nothing searchable is left.
-pub(crate) fn fts_query(input: &str) -> Option<String> {
-    let terms: Vec<String> = input
+/// Turn operator search text into a safe FTS5 query: every word becomes a quoted term, all of
+/// which must match. With `prefix_last`, the last word (three characters or more) also
+/// matches as a prefix — search as you type: `nextc` finds `nextcloud`. Returns `None` when
+/// nothing searchable is left.
+pub(crate) fn fts_query(input: &str, prefix_last: bool) -> Option<String> {
+    let words: Vec<&str> = input
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .take(16)
-        .map(|w| format!("\"{w}\"*"))
         .collect();
-    if terms.is_empty() {
-        None
-    } else {
-        Some(terms.join(" "))
-    }
+    let last = words.len().checked_sub(1)?;
+    let terms: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            if prefix_last && i == last && w.chars().count() >= 3 {
+                format!("\"{w}\"*")
+            } else {
+                format!("\"{w}\"")
+            }
+        })
+        .collect();
+    Some(terms.join(" "))
 }
 
 /// Clamp a `u32` limit to SQLite's `LIMIT` (0 means "no limit" → -1).

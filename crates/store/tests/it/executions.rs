@@ -327,3 +327,36 @@ fn i18_finds_the_earlier_run_of_the_same_command_in_the_same_generation() {
             .is_none()
     );
 }
+
+#[test]
+fn i1_run_is_refused_without_a_plan_and_after_a_reopen() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    let e = t
+        .store
+        .create_execution(&read_only(sid, "host:a", "uptime"))
+        .unwrap_err();
+    let nomos_store::StoreError::Invariant {
+        code, directive, ..
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!(*code, "I1");
+    assert!(directive.contains("propose_plan"), "{directive}");
+    propose(&t, sid, &["x"]);
+    t.store
+        .create_execution(&read_only(sid, "host:a", "uptime"))
+        .unwrap();
+    t.store
+        .complete_task(sid, nomos_store::Outcome::Success, "")
+        .unwrap();
+    t.store.reopen_session(sid).unwrap();
+    assert_eq!(
+        t.store
+            .create_execution(&read_only(sid, "host:a", "uptime"))
+            .unwrap_err()
+            .code(),
+        "store.invariant"
+    );
+}

@@ -193,6 +193,17 @@ fn knowledge_upsert_tags_about_and_search() {
                 text: text.into(),
                 kinds,
                 limit: 10,
+                prefix: false,
+            })
+            .unwrap()
+    };
+    let typing = |text: &str| {
+        t.store
+            .search_knowledge(&KnowledgeQuery {
+                text: text.into(),
+                kinds: vec![],
+                limit: 10,
+                prefix: true,
             })
             .unwrap()
     };
@@ -214,10 +225,21 @@ fn knowledge_upsert_tags_about_and_search() {
         1,
         "tags are searchable"
     );
-    assert_eq!(
-        q("restart ngi", vec![KnowledgeKind::Runbook])[0].title,
-        "Restart nginx"
+    assert!(
+        q("restart ngi", vec![KnowledgeKind::Runbook]).is_empty(),
+        "whole words unless typing"
     );
+    assert_eq!(typing("restart ngi")[0].title, "Restart nginx");
+    assert_eq!(typing("ngi").len(), 1);
+    // Stemming: another form of the word finds the entry, and the snippet marks it.
+    let hits = q("upgrade", vec![]);
+    assert_eq!(hits.len(), 1, "upgrade ~ upgradable");
+    assert!(
+        hits[0].snippet.contains("[upgradable]"),
+        "{}",
+        hits[0].snippet
+    );
+    assert_eq!(q("packages", vec![]).len(), 1);
     assert!(q("\" OR *", vec![]).is_empty());
 
     let about = t.store.knowledge_about("lxc:nextcloud", 10).unwrap();
@@ -231,6 +253,58 @@ fn knowledge_upsert_tags_about_and_search() {
             .unwrap()
             .contains(&"lxc:nextcloud".to_string())
     );
+}
+
+#[test]
+fn search_ranks_title_and_tags_above_body_mentions() {
+    let t = store();
+    let body_only = t
+        .store
+        .upsert_knowledge(&note(
+            None,
+            KnowledgeKind::Note,
+            "Disk layout",
+            "zfs pool on sda",
+            &[],
+            &[],
+        ))
+        .unwrap();
+    let titled = t
+        .store
+        .upsert_knowledge(&note(
+            None,
+            KnowledgeKind::Runbook,
+            "ZFS scrub",
+            "monthly",
+            &["zfs"],
+            &[],
+        ))
+        .unwrap();
+    let newest = t
+        .store
+        .upsert_knowledge(&note(
+            None,
+            KnowledgeKind::Note,
+            "Other",
+            "mentions zfs once",
+            &[],
+            &[],
+        ))
+        .unwrap();
+    let hits = t
+        .store
+        .search_knowledge(&KnowledgeQuery {
+            text: "zfs".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let ids: Vec<_> = hits.iter().map(|h| h.id).collect();
+    assert_eq!(
+        ids,
+        [titled.id, newest.id, body_only.id],
+        "title/tag first, then newest"
+    );
+    assert!(hits[0].score > hits[1].score);
 }
 
 #[test]

@@ -72,6 +72,102 @@ fn open_copy(version: i64) -> (tempfile::TempDir, PathBuf, Store) {
     (dir, path, store)
 }
 
+/// Message and audit ids of session `s`, n-th row: `s << 32 | n`.
+fn cid(s: i64, n: i64) -> i64 {
+    (s << 32) + n
+}
+
+/// The task-flow rows of the 20261129000100 and 20261129000300 fixtures (same data; ids are
+/// renumbered by 20261129000300 in the first, already clustered in the second).
+fn check_task_flow(store: &Store) {
+    let tr = store.transcript(1).unwrap();
+    assert_eq!(tr.messages.len(), 3);
+    let ids: Vec<_> = tr.messages.iter().map(|m| m.id).collect();
+    assert_eq!(
+        ids,
+        [cid(1, 1), cid(1, 2), cid(1, 3)],
+        "message ids clustered by session"
+    );
+    assert_eq!(
+        tr.messages[0].text,
+        "check all services and tell me what needs updating"
+    );
+    assert_eq!(
+        tr.messages[1].tool_calls.len(),
+        1,
+        "tool calls follow their message"
+    );
+    assert_eq!(tr.messages[1].tool_calls[0].name, "propose_plan");
+    assert_eq!(
+        store.approval_windows(1).unwrap()[0].message_id,
+        Some(cid(1, 1))
+    );
+    let audit = store.audit_log(1, 0).unwrap();
+    assert_eq!(
+        audit.iter().map(|a| a.id).collect::<Vec<_>>(),
+        [cid(1, 1), cid(1, 2)]
+    );
+    assert!(audit.iter().all(|a| a.message_id == Some(cid(1, 2))));
+    let plan = store.current_plan(1).unwrap();
+    assert_eq!(plan.generation, 1);
+    assert_eq!(plan.steps[0].status, StepStatus::Done);
+    assert!(plan.steps[1].write_back);
+    let ex = store.executions(1).unwrap();
+    assert_eq!(ex[0].stdout, "nginx/stable 1.26");
+    assert_eq!(store.get_session(2).unwrap().completion_nudges, 1);
+    // New rows continue the clustered numbering.
+    let m = store
+        .append_message(&NewMessage::user(1, "follow-up"))
+        .unwrap();
+    assert_eq!(m.id, cid(1, 4));
+    // A downgraded session still gets the I6 treatment.
+    let CompleteOutcome::Downgraded { .. } = store.complete_task(1, Outcome::Success, "x").unwrap()
+    else {
+        panic!("I6 gate lost across the migration")
+    };
+    // Start-up recovery on an old database: the cut turn and the owed continuation.
+    let report = store.recover_at_startup().unwrap();
+    assert_eq!(report.cut_turns.len(), 1);
+    assert!(!report.cut_turns[0].kept);
+    assert_eq!(report.pending_continuations.len(), 1);
+}
+
+fn check_knowledge(store: &Store) {
+    let e = store.get_entity("lxc:nextcloud").unwrap().unwrap();
+    assert_eq!(e.attributes["version"], "28.0.1");
+    assert_eq!(
+        store.attribute_history("lxc:nextcloud").unwrap()[0].session_id,
+        Some(1)
+    );
+    assert_eq!(
+        store.relations_of("host:hubris").unwrap()[0].kind,
+        "runs_on"
+    );
+    let q = |text: &str| {
+        store
+            .search_knowledge(&KnowledgeQuery {
+                text: text.into(),
+                ..Default::default()
+            })
+            .unwrap()
+            .len()
+    };
+    assert_eq!(q("upgradable"), 1);
+    assert_eq!(q("upgrade"), 1, "the rebuilt index stems");
+    assert_eq!(
+        store.search_entities("nextc", 5).unwrap().len(),
+        1,
+        "entity prefix search"
+    );
+    let targets = store.list_targets().unwrap();
+    let nc = targets
+        .iter()
+        .find(|t| t.entity.slug == "lxc:nextcloud")
+        .unwrap();
+    assert_eq!(nc.last_audited_at_ms, Some(1764000850000));
+    assert_eq!(nc.transport.as_deref(), Some("pct"));
+}
+
 fn check_fixture(version: i64, store: &Store) {
     match version {
         20261129000000 => {
@@ -94,55 +190,24 @@ fn check_fixture(version: i64, store: &Store) {
                 .unwrap();
             assert_eq!(found.len(), 1, "the FTS index survived");
         }
-        20261129000100 => {
-            let tr = store.transcript(1).unwrap();
-            assert_eq!(tr.messages.len(), 3);
-            assert_eq!(tr.messages[1].tool_calls[0].name, "propose_plan");
-            let plan = store.current_plan(1).unwrap();
-            assert_eq!(plan.generation, 1);
-            assert_eq!(plan.steps[0].status, StepStatus::Done);
-            assert!(plan.steps[1].write_back);
-            let ex = store.executions(1).unwrap();
-            assert_eq!(ex[0].stdout, "nginx/stable 1.26");
-            assert_eq!(store.audit_log(1, 0).unwrap().len(), 2);
-            assert_eq!(store.get_session(2).unwrap().completion_nudges, 1);
-            // A downgraded session still accepts the success once facts are written back.
-            let CompleteOutcome::Downgraded { .. } =
-                store.complete_task(1, Outcome::Success, "x").unwrap()
-            else {
-                panic!("I6 gate lost across the migration")
-            };
-            // Start-up recovery on an old database: the cut turn and the owed continuation.
-            let report = store.recover_at_startup().unwrap();
-            assert_eq!(report.cut_turns.len(), 1);
-            assert!(!report.cut_turns[0].kept);
-            assert_eq!(report.pending_continuations.len(), 1);
-        }
+        20261129000100 => check_task_flow(store),
         20261129000200 => {
-            let e = store.get_entity("lxc:nextcloud").unwrap().unwrap();
-            assert_eq!(e.attributes["version"], "28.0.1");
+            check_knowledge(store);
+            let tr = store.transcript(1).unwrap();
             assert_eq!(
-                store.attribute_history("lxc:nextcloud").unwrap()[0].session_id,
-                Some(1)
+                tr.messages.iter().map(|m| m.id).collect::<Vec<_>>(),
+                [cid(1, 1)]
             );
+        }
+        20261129000300 => {
+            assert_eq!(store.transcript(2).unwrap().messages[0].id, cid(2, 1));
             assert_eq!(
-                store.relations_of("host:hubris").unwrap()[0].kind,
-                "runs_on"
+                store.audit_log(0, 0).unwrap().len(),
+                1,
+                "calls outside any session"
             );
-            let hits = store
-                .search_knowledge(&KnowledgeQuery {
-                    text: "upgradable".into(),
-                    ..Default::default()
-                })
-                .unwrap();
-            assert_eq!(hits.len(), 1);
-            let targets = store.list_targets().unwrap();
-            let nc = targets
-                .iter()
-                .find(|t| t.entity.slug == "lxc:nextcloud")
-                .unwrap();
-            assert_eq!(nc.last_audited_at_ms, Some(1764000850000));
-            assert_eq!(nc.transport.as_deref(), Some("pct"));
+            check_knowledge(store);
+            check_task_flow(store);
         }
         other => panic!("no checks for fixture {other}: add them to check_fixture"),
     }

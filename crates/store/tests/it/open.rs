@@ -263,3 +263,28 @@ fn default_data_dir_falls_back_to_xdg_data_home() {
     assert_eq!(Path::new(&got), dir.path().join("nomos"));
     assert!(dir.path().join("nomos").is_dir());
 }
+
+#[test]
+fn several_processes_opening_a_new_file_at_once_all_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("race.db");
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let path = path.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                Store::open(&path).map(|s| s.schema_version().unwrap())
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap().unwrap(), latest_schema_version());
+    }
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let n: i64 = c
+        .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n as usize, nomos_store::migrations().len());
+}

@@ -250,3 +250,20 @@ fn plan_outcomes_serialize_with_a_kind_tag() {
     };
     assert_eq!(s.note.as_deref(), Some("all good"));
 }
+
+#[test]
+fn i5_a_failed_step_is_not_reopened_after_later_steps_finished() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    propose(&t, sid, &["one", "two", "three: create_relationship"]);
+    step(&t, sid, 1, StepStatus::Failed);
+    // Retrying right away is fine.
+    step(&t, sid, 1, StepStatus::Running);
+    step(&t, sid, 1, StepStatus::Failed);
+    step(&t, sid, 2, StepStatus::Done);
+    let r = step_refused(&t, sid, 1, StepStatus::Running);
+    assert_eq!(r.code, "I5");
+    assert!(r.directive.contains("status=done"), "{r:?}");
+    // Recording the retry's result directly keeps the order intact.
+    assert_eq!(step(&t, sid, 1, StepStatus::Done).status, StepStatus::Done);
+}
