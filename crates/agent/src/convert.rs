@@ -1,0 +1,173 @@
+//! Store rows → wire DTOs for events and views.
+
+use nomos_protocol as wire;
+use nomos_store as store;
+
+use crate::AgentError;
+
+pub fn session_status(s: store::SessionStatus) -> wire::SessionStatus {
+    match s {
+        store::SessionStatus::Idle => wire::SessionStatus::Idle,
+        store::SessionStatus::Planning => wire::SessionStatus::Planning,
+        store::SessionStatus::Executing => wire::SessionStatus::Executing,
+        store::SessionStatus::Done => wire::SessionStatus::Done,
+        store::SessionStatus::Partial => wire::SessionStatus::Partial,
+        store::SessionStatus::Failed => wire::SessionStatus::Failed,
+        store::SessionStatus::Abandoned => wire::SessionStatus::Abandoned,
+    }
+}
+
+pub fn outcome(o: store::Outcome) -> wire::Outcome {
+    match o {
+        store::Outcome::Success => wire::Outcome::Success,
+        store::Outcome::Partial => wire::Outcome::Partial,
+        store::Outcome::Failed => wire::Outcome::Failed,
+        store::Outcome::Abandoned => wire::Outcome::Abandoned,
+    }
+}
+
+pub fn session(s: &store::Session) -> wire::SessionSummary {
+    wire::SessionSummary {
+        id: s.id,
+        title: s.title.clone(),
+        goal: s.goal.clone(),
+        status: session_status(s.status),
+        outcome: s.outcome.map(outcome),
+        summary: s.summary.clone(),
+        created_at_ms: s.created_at_ms,
+        last_active_at_ms: s.last_active_at_ms,
+    }
+}
+
+pub fn session_summary(s: store::SessionSummary) -> wire::SessionSummary {
+    wire::SessionSummary {
+        id: s.id,
+        title: s.title,
+        goal: s.goal,
+        status: session_status(s.status),
+        outcome: s.outcome.map(outcome),
+        summary: s.summary,
+        created_at_ms: s.created_at_ms,
+        last_active_at_ms: s.last_active_at_ms,
+    }
+}
+
+pub fn class(c: store::CommandClass) -> wire::CommandClass {
+    match c {
+        store::CommandClass::ReadOnly => wire::CommandClass::ReadOnly,
+        store::CommandClass::ConfigMutation => wire::CommandClass::ConfigMutation,
+        store::CommandClass::Destructive => wire::CommandClass::Destructive,
+    }
+}
+
+fn step_status(s: store::StepStatus) -> wire::StepStatus {
+    match s {
+        store::StepStatus::Pending => wire::StepStatus::Pending,
+        store::StepStatus::Running => wire::StepStatus::Running,
+        store::StepStatus::Done => wire::StepStatus::Done,
+        store::StepStatus::Failed => wire::StepStatus::Failed,
+        store::StepStatus::Skipped => wire::StepStatus::Skipped,
+        store::StepStatus::Replaced => wire::StepStatus::Replaced,
+    }
+}
+
+pub fn plan_step(s: &store::PlanStep) -> wire::PlanStep {
+    wire::PlanStep {
+        id: s.id,
+        generation: s.generation,
+        seq: s.seq,
+        title: s.title.clone(),
+        detail: s.detail.clone(),
+        target: s.target.clone(),
+        status: step_status(s.status),
+        note: s.note.clone(),
+    }
+}
+
+fn exec_status(s: store::ExecStatus) -> wire::ExecStatus {
+    match s {
+        store::ExecStatus::Queued => wire::ExecStatus::Queued,
+        store::ExecStatus::AwaitingApproval => wire::ExecStatus::AwaitingApproval,
+        store::ExecStatus::Running => wire::ExecStatus::Running,
+        store::ExecStatus::Finished => wire::ExecStatus::Finished,
+        store::ExecStatus::Failed => wire::ExecStatus::Failed,
+        store::ExecStatus::Cancelled => wire::ExecStatus::Cancelled,
+        store::ExecStatus::TimedOut => wire::ExecStatus::TimedOut,
+    }
+}
+
+fn approval_kind(k: store::ApprovalKind) -> wire::ApprovalKind {
+    match k {
+        store::ApprovalKind::NotNeeded => wire::ApprovalKind::NotNeeded,
+        store::ApprovalKind::OperatorButton => wire::ApprovalKind::OperatorButton,
+        store::ApprovalKind::ChatApproval => wire::ApprovalKind::ChatApproval,
+        store::ApprovalKind::Window => wire::ApprovalKind::Window,
+    }
+}
+
+pub fn execution(e: &store::Execution) -> wire::Execution {
+    wire::Execution {
+        id: e.id,
+        session_id: e.session_id,
+        target: e.target.clone(),
+        command: e.command.clone(),
+        canonical: e.canonical.clone(),
+        class: class(e.class),
+        reason: e.decision_reason.clone(),
+        status: exec_status(e.status),
+        approval: e.approval.map(approval_kind),
+        exit_code: e.exit_code,
+        duration_ms: e.duration_ms,
+        stdout: e.stdout.clone(),
+        stderr: e.stderr.clone(),
+        created_at_ms: e.created_at_ms,
+    }
+}
+
+fn role(r: store::Role) -> wire::Role {
+    match r {
+        store::Role::User => wire::Role::User,
+        store::Role::Assistant => wire::Role::Assistant,
+        store::Role::System => wire::Role::System,
+    }
+}
+
+pub fn message(m: &store::Message) -> wire::Message {
+    wire::Message {
+        id: m.id,
+        role: role(m.role),
+        text: m.text.clone(),
+        pending: m.pending,
+        auto: m.auto,
+        error: m.error.clone(),
+        tool_calls: m.tool_calls.iter().map(tool_call).collect(),
+        created_at_ms: m.created_at_ms,
+    }
+}
+
+pub fn tool_call(c: &store::ToolCall) -> wire::ToolCall {
+    wire::ToolCall {
+        call_id: c.call_id.clone(),
+        name: c.name.clone(),
+        arguments: c.arguments.clone(),
+        result: c.result.clone(),
+        is_error: c.is_error,
+    }
+}
+
+pub fn session_view(
+    st: &store::Store,
+    id: store::SessionId,
+) -> Result<wire::SessionView, AgentError> {
+    let transcript = st.transcript(id)?;
+    let plan = st.plan_history(id)?;
+    let executions = st.executions(id)?;
+    let approval_open = st.active_approval_window(id)?.is_some();
+    Ok(wire::SessionView {
+        session: session(&transcript.session),
+        messages: transcript.messages.iter().map(message).collect(),
+        plan: plan.iter().map(plan_step).collect(),
+        executions: executions.iter().map(execution).collect(),
+        approval_open,
+    })
+}

@@ -1,0 +1,197 @@
+//! Background work: continuations of finished executions (I14), the idle sweep (I15) and
+//! reconnects (I12).
+
+use std::collections::BTreeMap;
+
+use nomos_protocol::AgentEvent;
+use nomos_store::{ContinuedVia, SessionId, SessionStatus};
+
+use crate::turn::{TurnFlags, add_note, emit_status, run_turn};
+use crate::{Agent, AgentError, notes, runner};
+
+/// What one idle sweep did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SweepReport {
+    /// Sessions that got a completion nudge (the resume ran).
+    pub nudged: Vec<SessionId>,
+    /// Sessions closed because their nudge went unanswered.
+    pub closed: Vec<SessionId>,
+    /// Sessions skipped because a turn was running.
+    pub busy: Vec<SessionId>,
+}
+
+/// One finished execution the model has not seen: id, result text, its session's status.
+type Pending = (i64, String, SessionStatus);
+
+/// Executions whose result the model has not seen, grouped by session.
+fn pending_by_session(agent: &Agent) -> Result<BTreeMap<SessionId, Vec<Pending>>, AgentError> {
+    let running: Vec<i64> = agent
+        .inner
+        .running
+        .lock()
+        .map_err(|_| AgentError::Poisoned)?
+        .keys()
+        .copied()
+        .collect();
+    let mut out: BTreeMap<SessionId, Vec<Pending>> = BTreeMap::new();
+    for p in agent.inner.store.pending_continuations()? {
+        if running.contains(&p.execution.id) {
+            continue;
+        }
+        out.entry(p.execution.session_id).or_default().push((
+            p.execution.id,
+            runner::execution_text(&p.execution),
+            p.session_status,
+        ));
+    }
+    Ok(out)
+}
+
+/// I14: an executing session whose executions finished is resumed with their results; the
+/// executions are marked continued only after the resume turn actually ran. A busy session
+/// stays pending for the next tick; paused and finished sessions keep the result for the
+/// operator's next message.
+///
+/// Boxed: a resume turn can start executions whose completion calls this again, and the
+/// recursion needs a named, `Send` future type.
+pub(crate) fn continue_finished(
+    agent: &Agent,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<usize, AgentError>> + Send + '_>> {
+    Box::pin(continue_finished_inner(agent))
+}
+
+async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
+    let mut resumed = 0;
+    for (session, results) in pending_by_session(agent)? {
+        let status = results.first().map(|r| r.2);
+        if status != Some(SessionStatus::Executing) {
+            continue;
+        }
+        let Some(permit) = agent.inner.gates.try_acquire(session) else {
+            continue;
+        };
+        let plan_in_flight = agent.inner.store.current_plan(session)?.in_flight();
+        let texts: Vec<String> = results.iter().map(|r| r.1.clone()).collect();
+        add_note(
+            agent,
+            session,
+            &notes::execution_result_for_resume(&texts, plan_in_flight),
+        )?;
+        let flags = TurnFlags {
+            auto: true,
+            ..TurnFlags::default()
+        };
+        run_turn(agent, session, permit, flags).await;
+        // Marked after the turn ran, whatever it produced: the note carrying the result is in
+        // the transcript the model read. A crash before this line re-queues them (I14).
+        for (id, _, _) in &results {
+            agent
+                .inner
+                .store
+                .mark_execution_continued(*id, ContinuedVia::Resume)?;
+        }
+        resumed += 1;
+    }
+    Ok(resumed)
+}
+
+/// I14: results that finished while the session was paused or finished reach the model as a
+/// note with the operator's next message.
+pub(crate) fn deliver_pending_as_note(agent: &Agent, session: SessionId) -> Result<(), AgentError> {
+    let pending = pending_by_session(agent)?;
+    let Some(results) = pending.get(&session) else {
+        return Ok(());
+    };
+    let plan_in_flight = agent.inner.store.current_plan(session)?.in_flight();
+    let texts: Vec<String> = results.iter().map(|r| r.1.clone()).collect();
+    add_note(
+        agent,
+        session,
+        &notes::execution_result_for_resume(&texts, plan_in_flight),
+    )?;
+    for (id, _, _) in results {
+        agent
+            .inner
+            .store
+            .mark_execution_continued(*id, ContinuedVia::Note)?;
+    }
+    Ok(())
+}
+
+/// I15: nudge stale sessions once; close those whose nudge went unanswered.
+pub(crate) async fn sweep_idle(agent: &Agent) -> Result<SweepReport, AgentError> {
+    let config = &agent.inner.config;
+    let store = &agent.inner.store;
+    let mut report = SweepReport::default();
+    let idle_ms = i64::try_from(config.idle_after.as_millis()).unwrap_or(i64::MAX);
+    let close_ms = i64::try_from(config.close_after_nudge.as_millis()).unwrap_or(i64::MAX);
+    for session in store.idle_sessions(idle_ms)? {
+        let has_running = store
+            .executions(session.id)?
+            .iter()
+            .any(|e| !e.status.is_terminal());
+        if has_running {
+            continue;
+        }
+        if session.completion_nudges > 0 {
+            let since = store.now_ms()
+                - session
+                    .last_nudge_at_ms
+                    .unwrap_or(session.last_active_at_ms);
+            if since >= close_ms
+                && store
+                    .auto_close_session(session.id, notes::AUTO_CLOSE_SUMMARY)?
+                    .is_some()
+            {
+                emit_status(agent, session.id)?;
+                report.closed.push(session.id);
+            }
+            continue;
+        }
+        let Some(permit) = agent.inner.gates.try_acquire(session.id) else {
+            report.busy.push(session.id);
+            continue;
+        };
+        add_note(agent, session.id, notes::COMPLETION_NUDGE)?;
+        let flags = TurnFlags {
+            auto: true,
+            ..TurnFlags::default()
+        };
+        run_turn(agent, session.id, permit, flags).await;
+        // The nudge counts only because its resume ran (I15).
+        store.record_completion_nudge(session.id)?;
+        report.nudged.push(session.id);
+    }
+    Ok(report)
+}
+
+/// I12: a reconnect resumes a live session with a note carrying the operator's last message;
+/// a finished session starts no turn, and a busy one is left alone.
+pub(crate) async fn reconnect(agent: &Agent, session: SessionId) -> Result<bool, AgentError> {
+    let store = &agent.inner.store;
+    let row = store.get_session(session)?;
+    if row.status.is_terminal() || row.status == SessionStatus::Idle {
+        return Ok(false);
+    }
+    let Some(permit) = agent.inner.gates.try_acquire(session) else {
+        return Ok(false);
+    };
+    let last = store.last_user_message(session)?.map(|m| m.text);
+    let in_flight = store.current_plan(session)?.in_flight();
+    add_note(
+        agent,
+        session,
+        &notes::reconnect(last.as_deref(), in_flight),
+    )?;
+    agent.emit(AgentEvent::TaskStatus {
+        session_id: session,
+        status: crate::convert::session_status(row.status),
+        outcome: None,
+        summary: None,
+    });
+    let flags = TurnFlags {
+        auto: true,
+        ..TurnFlags::default()
+    };
+    Ok(run_turn(agent, session, permit, flags).await)
+}

@@ -1,0 +1,188 @@
+//! Model faults end in a clear error and exactly one `done`; nothing is lost (I10, I11).
+
+use std::time::Duration;
+
+use nomos_mock_llm::{Expect, Reply, Step};
+use nomos_protocol::AgentEvent;
+use nomos_store::Role;
+
+use crate::support::*;
+
+fn no_empty_assistant_rows(h: &Harness, session: i64) {
+    for m in h.store().transcript(session).unwrap().messages {
+        if m.role == Role::Assistant {
+            assert!(
+                !(m.text.trim().is_empty() && m.tool_calls.is_empty() && m.error.is_none()),
+                "empty assistant bubble persisted: {m:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn i11_empty_replies_are_retried_with_escalating_notes() {
+    let mut h = Harness::new(vec![
+        Step::new(Reply::Empty {
+            finish_reason: None,
+            reasoning: None,
+        }),
+        Step::new(Reply::Empty {
+            finish_reason: None,
+            reasoning: None,
+        })
+        .expect(Expect::LastUserContains("last reply was empty".into())),
+        text("Here is the answer.").expect(Expect::LastUserContains("empty again".into())),
+    ])
+    .await;
+    let session = h.agent.send(None, "status?").await.unwrap();
+    let events = h.drain();
+    assert_eq!(dones(&events), vec![false]);
+    no_empty_assistant_rows(&h, session);
+    let transcript = h.store().transcript(session).unwrap();
+    assert_eq!(
+        transcript.messages.last().unwrap().text,
+        "Here is the answer."
+    );
+    h.assert_no_script_failures();
+}
+
+#[tokio::test]
+async fn i11_three_empty_replies_end_in_a_clear_error_and_no_empty_bubble() {
+    let mut h = Harness::new(vec![
+        Step::new(Reply::Empty {
+            finish_reason: Some("stop".into()),
+            reasoning: None,
+        }),
+        Step::new(Reply::Empty {
+            finish_reason: Some("stop".into()),
+            reasoning: None,
+        }),
+        Step::new(Reply::Empty {
+            finish_reason: Some("stop".into()),
+            reasoning: None,
+        }),
+    ])
+    .await;
+    let session = h.agent.send(None, "status?").await.unwrap();
+    let events = h.drain();
+    assert_eq!(dones(&events), vec![true]);
+    let err = of_type(&events, "error");
+    assert_eq!(err.len(), 1);
+    let text = serde_json::to_string(err[0]).unwrap();
+    assert!(
+        text.contains("stop"),
+        "the real finish_reason reaches the operator: {text}"
+    );
+    no_empty_assistant_rows(&h, session);
+}
+
+#[tokio::test]
+async fn i10_http_500_then_success_is_retried_and_done_once() {
+    let mut h = Harness::new(vec![
+        Step::new(Reply::HttpError {
+            status: 500,
+            message: Some("upstream boom".into()),
+            error_type: None,
+            code: None,
+            retry_after: None,
+        }),
+        text("Recovered."),
+    ])
+    .await;
+    h.agent.send(None, "hi").await.unwrap();
+    assert_eq!(dones(&h.drain()), vec![false]);
+}
+
+#[tokio::test]
+async fn i10_a_non_retryable_error_carries_the_provider_text() {
+    let mut h = Harness::new(vec![Step::new(Reply::HttpError {
+        status: 400,
+        message: Some("maximum context length is 8192 tokens".into()),
+        error_type: Some("invalid_request_error".into()),
+        code: Some("context_length_exceeded".into()),
+        retry_after: None,
+    })])
+    .await;
+    let session = h.agent.send(None, "hi").await.unwrap();
+    let events = h.drain();
+    assert_eq!(dones(&events), vec![true]);
+    let text = serde_json::to_string(&of_type(&events, "error")).unwrap();
+    assert!(
+        text.contains("maximum context length is 8192 tokens"),
+        "{text}"
+    );
+    no_empty_assistant_rows(&h, session);
+    // The operator's message is kept.
+    assert_eq!(
+        h.store().transcript(session).unwrap().messages[0].text,
+        "hi"
+    );
+}
+
+#[tokio::test]
+async fn i10_rate_limit_with_retry_after_is_honoured() {
+    let mut h = Harness::new(vec![
+        Step::new(Reply::RateLimited {
+            retry_after_secs: 0.2,
+            message: None,
+        }),
+        text("After the wait."),
+    ])
+    .await;
+    let started = std::time::Instant::now();
+    h.agent.send(None, "hi").await.unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(190));
+    assert_eq!(dones(&h.drain()), vec![false]);
+}
+
+#[tokio::test]
+async fn i10_malformed_arguments_and_unknown_tools_get_clear_results() {
+    let h = Harness::new(vec![
+        Step::new(Reply::MalformedToolArgs {
+            name: "run".into(),
+            arguments: "{\"command\": \"ls".into(),
+        }),
+        Step::new(Reply::UnknownTool {
+            name: "format_disk".into(),
+            arguments: None,
+        })
+        .expect(Expect::LastToolResultContains("not valid JSON".into())),
+        text("Sorry.").expect(Expect::LastToolResultContains(
+            "Unknown tool `format_disk`".into(),
+        )),
+    ])
+    .await;
+    h.agent.send(None, "hi").await.unwrap();
+    h.assert_no_script_failures();
+}
+
+#[tokio::test]
+async fn i10_stop_ends_the_turn_at_once_without_retry_and_releases_the_gate() {
+    let mut h = Harness::new(vec![
+        Step::new(Reply::Hang {
+            text: "thinking…".into(),
+        }),
+        text("Next turn works."),
+    ])
+    .await;
+    let agent = h.agent.clone();
+    let task = tokio::spawn(async move { agent.send(None, "long task").await });
+    assert!(h.server.wait_for_requests(1, Duration::from_secs(5)).await);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let session = h.store().list_sessions(&Default::default()).unwrap()[0].id;
+    assert!(h.agent.stop(session));
+    let session = tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let events = h.drain();
+    assert_eq!(dones(&events), vec![true]);
+    assert_eq!(h.server.request_count(), 1, "a stop is never retried");
+    // The gate is free: the next message runs at once.
+    h.agent.send(Some(session), "again").await.unwrap();
+    assert!(matches!(
+        h.drain().last(),
+        Some(AgentEvent::Done { error: false, .. })
+    ));
+}

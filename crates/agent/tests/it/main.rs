@@ -1,0 +1,11 @@
+//! Agent integration tests: the scripted model server over real HTTP, a real SQLite store on
+//! disk and the real local executor. Test names start with the invariant they prove.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+mod approval;
+mod continuations;
+mod faults;
+mod flow;
+mod gates;
