@@ -1,0 +1,57 @@
+//! `nomos`: the command-line face of the Nomos core.
+
+mod ask;
+mod auth;
+mod error;
+mod mock;
+mod policy;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::CliError;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "nomos",
+    version,
+    about = "Nomos: an operator's agent for servers, without a window"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Sign in to the organisation's OpenID Provider, show the status, sign out.
+    Auth(auth::AuthArgs),
+    /// Give the agent a task; approvals are asked at the terminal.
+    Ask(ask::AskArgs),
+    /// Inspect the shell-command policy classifier.
+    Policy(policy::PolicyArgs),
+    /// Serve a scripted model over HTTP (OpenAI-compatible and Anthropic formats).
+    #[command(name = "mock-llm")]
+    MockLlm(mock::MockArgs),
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Ask(args) => ask::run(args),
+        Command::Auth(args) => auth::run(args),
+        Command::Policy(args) => policy::run(args),
+        Command::MockLlm(args) => mock::run(args),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("nomos: error [{}]: {e}", e.code());
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
