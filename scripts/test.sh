@@ -17,14 +17,16 @@ build_ui
 say "clippy (warnings are errors)"
 cargo clippy --workspace --all-targets -- -D warnings
 
-say "Rust tests"
-cargo test --workspace
+# Inside a private D-Bus session with an unlocked gnome-keyring: the sign-in tests use a real
+# Secret Service and fail (not skip) when there is none.
+say "Rust tests (with a real Secret Service)"
+"$ROOT/crates/auth/tests/with-keyring.sh" cargo test --workspace
 
 say "UI: type check, IPC boundary, unit tests"
 (cd ui && npm run --silent check && npm run --silent lint:ipc && npm run --silent test)
 
-say "building the desktop app for the end-to-end tests"
-cargo build -p nomos-desktop
+say "building the desktop app and the CLI for the end-to-end tests"
+cargo build -p nomos-desktop -p nomos-cli
 "$ROOT/scripts/e2e.sh"
 
 say "all tests passed"

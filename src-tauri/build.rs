@@ -1,6 +1,19 @@
 // App commands get generated `allow-<command>` permissions; capabilities/ grants them one by
 // one, so a command that is not listed there cannot be called from the webview.
-const COMMANDS: &[&str] = &["app_info", "list_sessions", "get_session", "create_session"];
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "list_sessions",
+    "get_session",
+    "create_session",
+    "session_view",
+    "send_message",
+    "approve_plan",
+    "approve_execution",
+    "deny_execution",
+    "cancel_execution",
+    "stop_turn",
+    "subscribe_events",
+];
 
 fn main() {
     tauri_build::try_build(

@@ -1,17 +1,34 @@
 //! Tauri commands: convert the DTO, call the core off the UI thread, convert back.
 
-use nomos_protocol::{AppInfo, IpcError, SessionListQuery, SessionSummary};
+use nomos_agent::convert as dto;
+use nomos_protocol::{
+    AgentEvent, AppInfo, IpcError, SessionListQuery, SessionSummary, SessionView,
+};
 use nomos_store::{NewSession, SessionQuery, Store};
 use tauri::State;
+use tauri::ipc::Channel;
 
-use crate::{AppState, convert};
+use crate::{AppState, convert, notify};
 
 /// The sidebar never needs more than this many rows at once.
 const MAX_SESSIONS: u32 = 500;
 
 pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static
 {
-    tauri::generate_handler![app_info, list_sessions, get_session, create_session]
+    tauri::generate_handler![
+        app_info,
+        list_sessions,
+        get_session,
+        create_session,
+        session_view,
+        send_message,
+        approve_plan,
+        approve_execution,
+        deny_execution,
+        cancel_execution,
+        stop_turn,
+        subscribe_events
+    ]
 }
 
 /// Runs a store call on the blocking pool so SQLite never stalls the webview's event loop.
@@ -52,13 +69,13 @@ async fn list_sessions(
         limit: query.limit.unwrap_or(MAX_SESSIONS).clamp(1, MAX_SESSIONS),
     };
     let rows = with_store(&state, move |store| store.list_sessions(&query)).await?;
-    Ok(rows.into_iter().map(convert::session_summary).collect())
+    Ok(rows.into_iter().map(dto::session_summary).collect())
 }
 
 #[tauri::command]
 async fn get_session(state: State<'_, AppState>, id: i64) -> Result<SessionSummary, IpcError> {
     let session = with_store(&state, move |store| store.get_session(id)).await?;
-    Ok(convert::session(session))
+    Ok(dto::session(&session))
 }
 
 #[tauri::command]
@@ -75,5 +92,135 @@ async fn create_session(
     }
     let new = NewSession { title, goal: None };
     let session = with_store(&state, move |store| store.create_session(new)).await?;
-    Ok(convert::session(session))
+    Ok(dto::session(&session))
+}
+
+#[tauri::command]
+async fn session_view(state: State<'_, AppState>, id: i64) -> Result<SessionView, IpcError> {
+    let agent = state.agent()?.clone();
+    tauri::async_runtime::spawn_blocking(move || agent.session_view(id))
+        .await
+        .map_err(|err| IpcError::new("internal.task_failed", err.to_string()))?
+        .map_err(|e| convert::agent_error(&e))
+}
+
+/// Starts the turn and returns the session id at once; the turn streams as events.
+#[tauri::command]
+async fn send_message(
+    state: State<'_, AppState>,
+    session_id: Option<i64>,
+    text: String,
+) -> Result<i64, IpcError> {
+    let agent = state.agent()?.clone();
+    let text = text.trim().to_owned();
+    if text.is_empty() {
+        return Err(IpcError::new(
+            "agent.empty_message",
+            "The message is empty.",
+        ));
+    }
+    let session = match session_id {
+        Some(id) => id,
+        None => {
+            let title = nomos_agent::title_from(&text);
+            with_store(&state, move |store| {
+                store.create_session(NewSession { title, goal: None })
+            })
+            .await?
+            .id
+        }
+    };
+    tauri::async_runtime::spawn(async move {
+        if let Err(e) = agent.send(Some(session), &text).await {
+            // The turn never started (busy, too long): the UI hears it as an error event.
+            agent_error_event(&agent, session, &e);
+        }
+    });
+    Ok(session)
+}
+
+fn agent_error_event(agent: &nomos_agent::Agent, session: i64, e: &nomos_agent::AgentError) {
+    tracing::warn!(session, code = e.code(), "turn not started: {e}");
+    agent.publish(AgentEvent::Error {
+        session_id: session,
+        code: e.code().to_owned(),
+        message: e.to_string(),
+        retryable: e.is_retryable(),
+    });
+}
+
+#[tauri::command]
+async fn approve_plan(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
+    let agent = state.agent()?.clone();
+    // Validate now (the operator sees a refusal at once); the turn itself runs detached.
+    if !agent
+        .has_plan_awaiting_approval(session_id)
+        .map_err(|e| convert::agent_error(&e))?
+    {
+        return Err(convert::agent_error(
+            &nomos_agent::AgentError::NothingToApprove(session_id),
+        ));
+    }
+    tauri::async_runtime::spawn(async move {
+        if let Err(e) = agent.approve_plan(session_id).await {
+            agent_error_event(&agent, session_id, &e);
+        }
+    });
+    Ok(())
+}
+
+#[tauri::command]
+async fn approve_execution(state: State<'_, AppState>, execution_id: i64) -> Result<(), IpcError> {
+    let agent = state.agent()?.clone();
+    agent
+        .approve_execution(execution_id)
+        .await
+        .map_err(|e| convert::agent_error(&e))
+}
+
+#[tauri::command]
+async fn deny_execution(
+    state: State<'_, AppState>,
+    execution_id: i64,
+    reason: Option<String>,
+) -> Result<(), IpcError> {
+    let agent = state.agent()?.clone();
+    agent
+        .deny_execution(execution_id, reason.as_deref())
+        .await
+        .map_err(|e| convert::agent_error(&e))
+}
+
+#[tauri::command]
+async fn cancel_execution(state: State<'_, AppState>, execution_id: i64) -> Result<bool, IpcError> {
+    state
+        .agent()?
+        .cancel_execution(execution_id)
+        .map_err(|e| convert::agent_error(&e))
+}
+
+#[tauri::command]
+async fn stop_turn(state: State<'_, AppState>, session_id: i64) -> Result<bool, IpcError> {
+    Ok(state.agent()?.stop(session_id))
+}
+
+/// The webview's event stream: every agent event, in order, through one channel.
+#[tauri::command]
+async fn subscribe_events<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    on_event: Channel<AgentEvent>,
+) -> Result<(), IpcError> {
+    let mut events = state.agent()?.subscribe();
+    tauri::async_runtime::spawn(async move {
+        let mut notifier = notify::Notifier::default();
+        while let Some(event) = events.recv().await {
+            notifier.maybe_notify(&app, &event);
+            if on_event.send(event).is_err() {
+                // The webview reloaded or closed; it subscribes again when it comes back.
+                break;
+            }
+        }
+    });
+    Ok(())
 }

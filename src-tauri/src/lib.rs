@@ -6,6 +6,7 @@
 
 mod commands;
 mod convert;
+mod notify;
 mod state;
 
 use tauri::Manager as _;
@@ -32,6 +33,21 @@ pub fn configure<R: tauri::Runtime>(
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
+        .setup(|app| {
+            // Background work of the agent: continuations and the idle sweep (I14, I15),
+            // after start-up recovery of whatever a crash left behind.
+            if let Ok(agent) = app.state::<AppState>().agent() {
+                match agent.recover() {
+                    Ok(report) => tracing::info!(?report, "start-up recovery"),
+                    Err(e) => tracing::error!(code = e.code(), "start-up recovery failed: {e}"),
+                }
+                let agent = agent.clone();
+                tauri::async_runtime::spawn(async move {
+                    let _worker = agent.spawn_workers(tokio_util::sync::CancellationToken::new());
+                });
+            }
+            Ok(())
+        })
         .manage(state)
         .invoke_handler(commands::handler())
 }
@@ -50,6 +66,9 @@ pub fn run() {
     match &state.store {
         Ok(store) => tracing::info!(db = %store.path().display(), "store opened"),
         Err(err) => tracing::error!(code = %err.code, "store unavailable: {}", err.message),
+    }
+    if let Err(err) = &state.agent {
+        tracing::warn!(code = %err.code, "agent unavailable: {}", err.message);
     }
 
     let result = configure(tauri::Builder::default(), state).run(tauri::generate_context!());

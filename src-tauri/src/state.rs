@@ -1,17 +1,19 @@
 use std::path::PathBuf;
 
+use nomos_agent::{Agent, AgentConfig, setup};
 use nomos_protocol::IpcError;
 use nomos_store::Store;
 
 use crate::convert;
 
-/// What every command can reach. The store may have failed to open (a newer schema, a
-/// corrupt file): the window still opens and each command reports that error, so the
-/// operator sees why instead of a window that never appears.
+/// What every command can reach. The store or the agent may have failed to start (a newer
+/// schema, a corrupt file, no model configured): the window still opens and each command
+/// reports that error, so the operator sees why instead of a window that never appears.
 #[derive(Debug)]
 pub struct AppState {
     pub data_dir: PathBuf,
     pub store: Result<Store, IpcError>,
+    pub agent: Result<Agent, IpcError>,
 }
 
 impl AppState {
@@ -22,16 +24,37 @@ impl AppState {
             Err(err) => Self {
                 data_dir: std::env::temp_dir(),
                 store: Err(convert::store_error(&err)),
+                agent: Err(convert::store_error(&err)),
             },
         }
     }
 
     pub fn open_in(data_dir: PathBuf) -> Self {
         let store = Store::open_in_dir(&data_dir).map_err(|err| convert::store_error(&err));
-        Self { data_dir, store }
+        let agent = match &store {
+            Ok(store) => setup::assemble(
+                store.clone(),
+                &data_dir,
+                &setup::RuntimeSettings::default(),
+                &nomos_llm::ProcessEnv,
+                None,
+                AgentConfig::default(),
+            )
+            .map_err(|e| IpcError::new(e.code(), e.to_string())),
+            Err(e) => Err(e.clone()),
+        };
+        Self {
+            data_dir,
+            store,
+            agent,
+        }
     }
 
     pub fn store(&self) -> Result<&Store, IpcError> {
         self.store.as_ref().map_err(Clone::clone)
+    }
+
+    pub fn agent(&self) -> Result<&Agent, IpcError> {
+        self.agent.as_ref().map_err(Clone::clone)
     }
 }

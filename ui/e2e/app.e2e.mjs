@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { Session } from './webdriver.mjs';
 
 const app = process.env.NOMOS_APP_BINARY;
+const cli = process.env.NOMOS_CLI_BINARY;
 const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
 const artifacts = resolve(process.env.NOMOS_E2E_ARTIFACTS ?? 'artifacts/e2e');
 
@@ -44,6 +45,8 @@ describe('desktop app in the real webview', () => {
   let session;
   let dataDir;
   let driverLog = '';
+  let mock;
+  let mockLog = '';
 
   before(async () => {
     assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
@@ -57,6 +60,24 @@ describe('desktop app in the real webview', () => {
       XDG_CONFIG_HOME: join(home, 'xdg-config'),
       XDG_CACHE_HOME: join(home, 'xdg-cache'),
     };
+    // The scripted model server, over real HTTP, answers the app's model requests.
+    assert.ok(cli && existsSync(cli), `NOMOS_CLI_BINARY must point at the built nomos CLI (got ${cli})`);
+    mock = spawn(cli, ['mock-llm', '--script', resolve('e2e/fixtures/read-only-task.yaml')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    mock.stderr.on('data', (d) => (mockLog += d));
+    const mockUrl = await new Promise((res, rej) => {
+      let out = '';
+      mock.stdout.on('data', (d) => {
+        out += d;
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) res(m[1]);
+      });
+      mock.on('exit', (code) => rej(new Error(`mock-llm exited with ${code}: ${mockLog}`)));
+    });
+    env.NOMOS_LLM_BASE_URL = mockUrl;
+    env.NOMOS_LLM_MODEL = 'mock-e2e';
+    env.NOMOS_LLM_PROVIDER = 'openai';
     const port = await freePort();
     const nativePort = await freePort();
     driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
@@ -80,6 +101,8 @@ describe('desktop app in the real webview', () => {
       await session.delete().catch(() => {});
     }
     driver?.kill('SIGTERM');
+    mock?.kill('SIGTERM');
+    if (mockLog) writeFileSync(join(artifacts, 'mock-llm.log'), mockLog);
     if (driverLog) writeFileSync(join(artifacts, 'tauri-driver.log'), driverLog);
   });
 
@@ -98,25 +121,40 @@ describe('desktop app in the real webview', () => {
     assert.match(await session.text(version), /^v\d+\.\d+\.\d+/);
   });
 
-  it('creates a session through IPC, lists it from the store, and keeps it on disk', async () => {
+  it('runs a task end to end: plan, approval, execution, completion', async () => {
     const composer = await session.find('[data-testid="composer"]');
-    await session.type(composer, 'Check disk usage on every host');
+    await session.type(composer, 'What kernel does this workstation run?');
     await session.click(await session.find('[data-testid="send"]'));
-    const [item] = await session.waitFor('[data-testid="session-item"]');
-    assert.match(await session.text(item), /Check disk usage on every host/);
-    const [title] = await session.waitFor('[data-testid="chat-title"]');
-    assert.equal(await session.text(title), 'Check disk usage on every host');
-    const hash = await session.execute('return location.hash');
-    assert.match(hash, /^#\/sessions\/\d+$/);
 
-    // The row is in the real SQLite file, not only in the webview's memory.
+    // The plan appears in the panel and waits for approval.
+    await session.waitFor('[data-testid="plan-step"]', { timeoutMs: 15_000 });
+    const [approve] = await session.waitFor('[data-testid="approve-plan"]', { timeoutMs: 15_000 });
+    const [item] = await session.waitFor('[data-testid="session-item"]');
+    assert.match(await session.text(item), /What kernel does this workstation run/);
+    writeFileSync(join(artifacts, 'plan-proposed.png'), await session.screenshotPng());
+
+    await session.click(approve);
+    await session.waitFor('[data-testid="chat-status"].status-done', { timeoutMs: 20_000 });
+    const steps = await session.findAll('[data-testid="plan-step"][data-status="done"]');
+    assert.equal(steps.length, 2, 'the read step and the write-back step are done');
+    const [run] = await session.waitFor('[data-testid="tool-call"][data-tool="run"]');
+    const runText = await session.text(run);
+    assert.match(runText, /uname -s/);
+    assert.match(runText, /read-only/);
+    assert.match(runText, /exit 0/);
+    const bubbles = await session.findAll('[data-testid="msg-assistant"]');
+    assert.ok(bubbles.length >= 1);
+    for (const b of bubbles) assert.notEqual((await session.text(b)).trim(), '', 'no empty bubbles');
+
+    // Everything is in the real SQLite file.
     const rows = execFileSync('python3', [
       '-c',
-      'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select title from sessions").fetchall())',
+      'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select status, outcome from sessions").fetchall(), c.execute("select command, exit_code from executions").fetchall())',
       join(dataDir, 'nomos.db'),
     ]).toString();
-    assert.match(rows, /Check disk usage on every host/);
-    writeFileSync(join(artifacts, 'session-created.png'), await session.screenshotPng());
+    assert.match(rows, /'done', 'success'/);
+    assert.match(rows, /'uname -s', 0/);
+    writeFileSync(join(artifacts, 'task-done.png'), await session.screenshotPng());
   });
 
   it('navigates to the knowledge graph route and back', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relativeTime, statusLabel, titleFrom } from './format';
+import { relativeTime, statusLabel } from './format';
 
 describe('format', () => {
   it('labels every status', () => {
@@ -14,12 +14,5 @@ describe('format', () => {
     expect(relativeTime(now - 3 * 3_600_000, now)).toBe('3 h ago');
     expect(relativeTime(Date.UTC(2026, 0, 2), now)).toBe('2026-01-02');
     expect(relativeTime(now + 60_000, now)).toBe('just now');
-  });
-
-  it('titles a session with the first line of the task, shortened', () => {
-    expect(titleFrom('  check disks\nand more  ')).toBe('check disks');
-    const long = 'x'.repeat(200);
-    expect(titleFrom(long)).toHaveLength(80);
-    expect(titleFrom(long).endsWith('…')).toBe(true);
   });
 });

@@ -25,8 +25,3 @@ export function relativeTime(thenMs: number, nowMs: number): string {
   return new Date(thenMs).toISOString().slice(0, 10);
 }
 
-/** The first line of a task, shortened, names its session in the sidebar. */
-export function titleFrom(text: string): string {
-  const firstLine = text.trim().split('\n')[0]?.trim() ?? '';
-  return firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine;
-}

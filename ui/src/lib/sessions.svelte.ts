@@ -26,18 +26,6 @@ class Sessions {
       if (generation === this.#generation) this.loading = false;
     }
   }
-
-  async create(title: string): Promise<SessionSummary | null> {
-    try {
-      const created = await ipc.createSession(title);
-      this.error = null;
-      await this.refresh();
-      return created;
-    } catch (reason) {
-      this.error = toNomosError(reason);
-      return null;
-    }
-  }
 }
 
 export const sessions = new Sessions();

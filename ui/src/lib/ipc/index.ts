@@ -1,9 +1,24 @@
 // The only module that talks to the native shell. Everything else imports from here, so the
 // transport can be swapped (tests, a browser preview) without touching components.
-import { invoke } from '@tauri-apps/api/core';
-import type { AppInfo, IpcError, SessionListQuery, SessionSummary } from './types.gen';
+import { Channel, invoke } from '@tauri-apps/api/core';
+import type { AgentEvent, AppInfo, IpcError, SessionListQuery, SessionSummary, SessionView } from './types.gen';
 
-export type { AppInfo, IpcError, SessionListQuery, SessionStatus, SessionSummary } from './types.gen';
+export type {
+  AgentEvent,
+  AppInfo,
+  CommandClass,
+  ExecStatus,
+  Execution,
+  IpcError,
+  Message,
+  PlanStep,
+  SessionListQuery,
+  SessionStatus,
+  SessionSummary,
+  SessionView,
+  StepStatus,
+  ToolCall,
+} from './types.gen';
 
 /** Thrown by every IPC call; carries the stable code the UI branches on. */
 export class NomosError extends Error {
@@ -51,6 +66,20 @@ export const ipc = {
   listSessions: (query: SessionListQuery = {}) => call<SessionSummary[]>('list_sessions', { query }),
   getSession: (id: number) => call<SessionSummary>('get_session', { id }),
   createSession: (title: string) => call<SessionSummary>('create_session', { title }),
+  sessionView: (id: number) => call<SessionView>('session_view', { id }),
+  /** Starts a turn; resolves with the session id at once, the turn streams as events. */
+  sendMessage: (sessionId: number | null, text: string) => call<number>('send_message', { sessionId, text }),
+  approvePlan: (sessionId: number) => call<void>('approve_plan', { sessionId }),
+  approveExecution: (executionId: number) => call<void>('approve_execution', { executionId }),
+  denyExecution: (executionId: number, reason?: string) => call<void>('deny_execution', { executionId, reason }),
+  cancelExecution: (executionId: number) => call<boolean>('cancel_execution', { executionId }),
+  stopTurn: (sessionId: number) => call<boolean>('stop_turn', { sessionId }),
+  /** Every agent event, in order, for the life of the page. */
+  subscribeEvents: (onEvent: (event: AgentEvent) => void) => {
+    const channel = new Channel<AgentEvent>();
+    channel.onmessage = onEvent;
+    return call<void>('subscribe_events', { onEvent: channel });
+  },
 };
 
 export type Ipc = typeof ipc;

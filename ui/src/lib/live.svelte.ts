@@ -1,0 +1,144 @@
+import { ipc, toNomosError, type AgentEvent, type NomosError, type SessionView } from './ipc';
+import { sessions } from './sessions.svelte';
+
+/** A failure shown in the chat with the real text and a way to try again. */
+export interface ChatError {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+/**
+ * The open session as the chat and the plan panel show it: the stored view, patched live by
+ * the agent's events. One instance for the whole app; `open(id)` switches sessions.
+ */
+class LiveSession {
+  id = $state<number | null>(null);
+  view = $state<SessionView | null>(null);
+  /** Text streamed into messages not yet finished, by message id. */
+  streaming = $state<Record<number, string>>({});
+  busy = $state(false);
+  errors = $state<ChatError[]>([]);
+  loadError = $state<NomosError | null>(null);
+  #subscribed = false;
+
+  async start() {
+    if (this.#subscribed) return;
+    this.#subscribed = true;
+    try {
+      await ipc.subscribeEvents((event) => this.apply(event));
+    } catch (reason) {
+      this.#subscribed = false;
+      this.loadError = toNomosError(reason);
+    }
+  }
+
+  async open(id: number | null) {
+    this.id = id;
+    this.view = null;
+    this.streaming = {};
+    this.errors = [];
+    this.loadError = null;
+    this.busy = false;
+    if (id === null) return;
+    try {
+      const view = await ipc.sessionView(id);
+      if (this.id === id) this.view = view;
+    } catch (reason) {
+      if (this.id === id) this.loadError = toNomosError(reason);
+    }
+  }
+
+  async reload() {
+    if (this.id !== null) {
+      try {
+        const view = await ipc.sessionView(this.id);
+        this.view = view;
+      } catch (reason) {
+        this.loadError = toNomosError(reason);
+      }
+    }
+  }
+
+  apply(event: AgentEvent) {
+    if (event.type === 'task_status' || event.type === 'done') void sessions.refresh();
+    if (event.session_id !== this.id) return;
+    const view = this.view;
+    switch (event.type) {
+      case 'turn_started':
+        this.busy = true;
+        this.errors = [];
+        break;
+      case 'text_delta':
+        this.streaming[event.message_id] = (this.streaming[event.message_id] ?? '') + event.delta;
+        if (view && !view.messages.some((m) => m.id === event.message_id)) {
+          view.messages.push({
+            id: event.message_id,
+            role: 'assistant',
+            text: '',
+            pending: true,
+            auto: false,
+            error: null,
+            tool_calls: [],
+            created_at_ms: Date.now(),
+          });
+        }
+        break;
+      case 'message': {
+        if (!view) break;
+        delete this.streaming[event.message.id];
+        const i = view.messages.findIndex((m) => m.id === event.message.id);
+        if (i >= 0) view.messages[i] = event.message;
+        else view.messages.push(event.message);
+        break;
+      }
+      case 'tool_call': {
+        const m = view?.messages.find((x) => x.id === event.message_id);
+        if (m && !m.tool_calls.some((c) => c.call_id === event.call.call_id)) m.tool_calls.push(event.call);
+        break;
+      }
+      case 'tool_result': {
+        const m = view?.messages.find((x) => x.id === event.message_id);
+        const c = m?.tool_calls.find((x) => x.call_id === event.call_id);
+        if (c) {
+          c.result = event.result;
+          c.is_error = event.is_error;
+        }
+        break;
+      }
+      case 'plan':
+        if (view) view.plan = event.steps;
+        break;
+      case 'approval_requested':
+      case 'execution': {
+        const execution = event.execution;
+        if (view && execution) {
+          const i = view.executions.findIndex((e) => e.id === execution.id);
+          if (i >= 0) view.executions[i] = execution;
+          else view.executions.push(execution);
+        }
+        break;
+      }
+      case 'task_status':
+        if (view) {
+          view.session.status = event.status;
+          view.session.outcome = event.outcome;
+          view.session.summary = event.summary;
+        }
+        // The approval window may have opened or closed with the status.
+        void this.reload();
+        break;
+      case 'task_reopened':
+        break;
+      case 'error':
+        this.errors.push({ code: event.code, message: event.message, retryable: event.retryable });
+        break;
+      case 'done':
+        this.busy = false;
+        this.streaming = {};
+        break;
+    }
+  }
+}
+
+export const live = new LiveSession();

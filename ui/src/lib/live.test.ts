@@ -1,0 +1,86 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AgentEvent, SessionView } from './ipc';
+
+vi.mock('./ipc', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('./ipc')>();
+  return {
+    ...actual,
+    ipc: {
+      ...actual.ipc,
+      sessionView: async (): Promise<SessionView> => structuredClone(view),
+      listSessions: async () => [],
+    },
+  };
+});
+
+import { live } from './live.svelte';
+
+const view: SessionView = {
+  session: {
+    id: 7,
+    title: 'Check disks',
+    goal: null,
+    status: 'planning',
+    outcome: null,
+    summary: null,
+    created_at_ms: 0,
+    last_active_at_ms: 0,
+  },
+  messages: [],
+  plan: [],
+  executions: [],
+  approval_open: false,
+};
+
+describe('live session', () => {
+  beforeEach(async () => {
+    await live.open(7);
+  });
+
+  it('streams text into a new bubble, then replaces it with the finished message', () => {
+    live.apply({ type: 'turn_started', session_id: 7, auto: false });
+    expect(live.busy).toBe(true);
+    live.apply({ type: 'text_delta', session_id: 7, message_id: 99, delta: 'Hel' });
+    live.apply({ type: 'text_delta', session_id: 7, message_id: 99, delta: 'lo' });
+    expect(live.streaming[99]).toBe('Hello');
+    expect(live.view?.messages.map((m) => m.id)).toEqual([99]);
+    live.apply({
+      type: 'message',
+      session_id: 7,
+      message: { id: 99, role: 'assistant', text: 'Hello', pending: false, auto: false, error: null, tool_calls: [], created_at_ms: 1 },
+    });
+    expect(live.streaming[99]).toBeUndefined();
+    expect(live.view?.messages[0]?.text).toBe('Hello');
+    live.apply({ type: 'done', session_id: 7, error: false });
+    expect(live.busy).toBe(false);
+  });
+
+  it('ignores events of other sessions', () => {
+    live.apply({ type: 'text_delta', session_id: 8, message_id: 1, delta: 'x' } as AgentEvent);
+    expect(live.view?.messages).toHaveLength(0);
+  });
+
+  it('keeps errors with their real text until the next turn', () => {
+    live.apply({ type: 'error', session_id: 7, code: 'llm.server', message: 'HTTP 500: upstream boom', retryable: true });
+    expect(live.errors).toEqual([{ code: 'llm.server', message: 'HTTP 500: upstream boom', retryable: true }]);
+    live.apply({ type: 'turn_started', session_id: 7, auto: false });
+    expect(live.errors).toEqual([]);
+  });
+
+  it('records tool results and plan updates', () => {
+    live.apply({
+      type: 'message',
+      session_id: 7,
+      message: { id: 5, role: 'assistant', text: '', pending: true, auto: false, error: null, tool_calls: [], created_at_ms: 1 },
+    });
+    live.apply({ type: 'tool_call', session_id: 7, message_id: 5, call: { call_id: 'c1', name: 'run', arguments: '{}', result: null, is_error: false } });
+    live.apply({ type: 'tool_result', session_id: 7, message_id: 5, call_id: 'c1', name: 'run', result: 'Refused: no plan', is_error: true });
+    expect(live.view?.messages[0]?.tool_calls[0]).toMatchObject({ result: 'Refused: no plan', is_error: true });
+    live.apply({
+      type: 'plan',
+      session_id: 7,
+      steps: [{ id: 1, generation: 1, seq: 1, title: 'Check', detail: null, target: 'host:local', status: 'pending', note: null }],
+    });
+    expect(live.view?.plan).toHaveLength(1);
+  });
+});
