@@ -38,6 +38,12 @@ pub enum SetupError {
     NoModel(String),
     #[error("The inventory file {path} could not be used: {message}")]
     Inventory { path: PathBuf, message: String },
+    #[error(
+        "No API key is stored for {account}. Add it in Settings (it is kept in the OS keyring) or set NOMOS_LLM_API_KEY."
+    )]
+    NoApiKey { account: String },
+    #[error("The API key for {account} could not be read from the OS keyring: {message}")]
+    Keyring { account: String, message: String },
     #[error("The executor could not start: {0}")]
     Executor(#[from] nomos_exec::ExecError),
 }
@@ -47,6 +53,8 @@ impl SetupError {
         match self {
             Self::NoModel(_) => "llm.not_configured",
             Self::Inventory { .. } => "inventory.invalid",
+            Self::NoApiKey { .. } => "llm.no_api_key",
+            Self::Keyring { .. } => "auth.keyring",
             Self::Executor(e) => e.code(),
         }
     }
@@ -86,7 +94,40 @@ pub fn load_inventory(settings: &RuntimeSettings, env: &dyn Env) -> Result<Inven
     Ok(inventory)
 }
 
-/// Builds the agent. `token` overrides the credential (the OIDC gateway's bearer).
+/// Builds the agent from settings and the environment, reading a stored API key from the OS
+/// keyring when the environment has none (DESIGN.md §8: keys never in settings files).
+pub async fn assemble_from_settings(
+    store: Store,
+    data_dir: &Path,
+    settings: &RuntimeSettings,
+    env: &dyn Env,
+    config: AgentConfig,
+) -> Result<Agent, SetupError> {
+    let resolved = nomos_llm::resolve_config(&settings.llm, env, None)
+        .map_err(|e| SetupError::NoModel(e.to_string()))?;
+    let token: Option<Arc<dyn TokenSource>> = match resolved.credential {
+        nomos_llm::Credential::Stored => {
+            let account = resolved.keyring_account();
+            match nomos_auth::api_keys::load_api_key(&account).await {
+                Ok(Some(key)) => Some(Arc::new(nomos_llm::StaticToken::new(
+                    nomos_llm::Secret::new(key.expose().to_owned()),
+                ))),
+                Ok(None) => return Err(SetupError::NoApiKey { account }),
+                Err(e) => {
+                    return Err(SetupError::Keyring {
+                        account,
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+        nomos_llm::Credential::None | nomos_llm::Credential::Env { .. } => None,
+    };
+    assemble(store, data_dir, settings, env, token, config)
+}
+
+/// Builds the agent. `token` overrides the credential (a keyring key, the OIDC gateway's
+/// bearer).
 pub fn assemble(
     store: Store,
     data_dir: &Path,

@@ -24,6 +24,7 @@
 //! **Architecture invariant:** this is the only crate that touches the keyring, and no token
 //! it handles reaches a log, the database or a settings file ([`Secret`] redacts itself).
 
+pub mod api_keys;
 mod browser;
 mod clock;
 mod config;

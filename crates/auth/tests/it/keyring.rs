@@ -147,3 +147,51 @@ fn no_secret_service_is_a_clear_error_not_a_fallback() {
         "{stdout}"
     );
 }
+
+#[tokio::test]
+async fn api_keys_round_trip_in_the_keyring_and_never_accept_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = unique_service("apikey");
+    let config = harness::config_for("http://127.0.0.1:1", dir.path(), &service);
+    if harness::keyring(&config, "api_keys_round_trip")
+        .await
+        .is_none()
+    {
+        return;
+    }
+    let account = "api.example.test";
+    use nomos_auth::api_keys::{load_api_key_in, store_api_key_in};
+    assert_eq!(load_api_key_in(&service, account).await.unwrap(), None);
+    let key = Secret::new("sk-test-0123456789");
+    store_api_key_in(&service, account, &key).await.unwrap();
+    assert_eq!(
+        load_api_key_in(&service, account).await.unwrap().as_ref(),
+        Some(&key)
+    );
+    assert!(
+        store_api_key_in(&service, account, &Secret::new("  "))
+            .await
+            .is_err()
+    );
+    // Nothing about the key is on disk in the data dir.
+    for entry in walk(dir.path()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("sk-test-0123456789"),
+            "{entry:?}"
+        );
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
