@@ -9,3 +9,4 @@ mod continuations;
 mod faults;
 mod flow;
 mod gates;
+mod invariants;
