@@ -13,6 +13,9 @@ const COMMANDS: &[&str] = &[
     "cancel_execution",
     "stop_turn",
     "subscribe_events",
+    "get_settings",
+    "save_settings",
+    "set_api_key",
 ];
 
 fn main() {

@@ -2,13 +2,14 @@
 
 use nomos_agent::convert as dto;
 use nomos_protocol::{
-    AgentEvent, AppInfo, IpcError, SessionListQuery, SessionSummary, SessionView,
+    AgentEvent, AppInfo, IpcError, SessionListQuery, SessionSummary, SessionView, Settings,
+    SettingsView,
 };
 use nomos_store::{NewSession, SessionQuery, Store};
 use tauri::State;
 use tauri::ipc::Channel;
 
-use crate::{AppState, convert, notify};
+use crate::{AppState, convert, notify, settings};
 
 /// The sidebar never needs more than this many rows at once.
 const MAX_SESSIONS: u32 = 500;
@@ -27,7 +28,10 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         deny_execution,
         cancel_execution,
         stop_turn,
-        subscribe_events
+        subscribe_events,
+        get_settings,
+        save_settings,
+        set_api_key
     ]
 }
 
@@ -97,7 +101,7 @@ async fn create_session(
 
 #[tauri::command]
 async fn session_view(state: State<'_, AppState>, id: i64) -> Result<SessionView, IpcError> {
-    let agent = state.agent()?.clone();
+    let agent = state.agent()?;
     tauri::async_runtime::spawn_blocking(move || agent.session_view(id))
         .await
         .map_err(|err| IpcError::new("internal.task_failed", err.to_string()))?
@@ -111,7 +115,7 @@ async fn send_message(
     session_id: Option<i64>,
     text: String,
 ) -> Result<i64, IpcError> {
-    let agent = state.agent()?.clone();
+    let agent = state.agent()?;
     let text = text.trim().to_owned();
     if text.is_empty() {
         return Err(IpcError::new(
@@ -151,7 +155,7 @@ fn agent_error_event(agent: &nomos_agent::Agent, session: i64, e: &nomos_agent::
 
 #[tauri::command]
 async fn approve_plan(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
-    let agent = state.agent()?.clone();
+    let agent = state.agent()?;
     // Validate now (the operator sees a refusal at once); the turn itself runs detached.
     if !agent
         .has_plan_awaiting_approval(session_id)
@@ -171,7 +175,7 @@ async fn approve_plan(state: State<'_, AppState>, session_id: i64) -> Result<(),
 
 #[tauri::command]
 async fn approve_execution(state: State<'_, AppState>, execution_id: i64) -> Result<(), IpcError> {
-    let agent = state.agent()?.clone();
+    let agent = state.agent()?;
     agent
         .approve_execution(execution_id)
         .await
@@ -184,7 +188,7 @@ async fn deny_execution(
     execution_id: i64,
     reason: Option<String>,
 ) -> Result<(), IpcError> {
-    let agent = state.agent()?.clone();
+    let agent = state.agent()?;
     agent
         .deny_execution(execution_id, reason.as_deref())
         .await
@@ -223,4 +227,58 @@ async fn subscribe_events<R: tauri::Runtime>(
         }
     });
     Ok(())
+}
+
+fn settings_view<R: tauri::Runtime>(app: &tauri::AppHandle<R>, state: &AppState) -> SettingsView {
+    let runtime = settings::load(app, &state.data_dir);
+    let agent = state.agent();
+    SettingsView {
+        settings: settings::to_wire(&runtime),
+        agent_ready: agent.is_ok(),
+        agent_error: agent.err(),
+        api_key_account: settings::api_key_account(&runtime),
+    }
+}
+
+#[tauri::command]
+async fn get_settings<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<SettingsView, IpcError> {
+    Ok(settings_view(&app, &state))
+}
+
+/// Saves the preferences and rebuilds the agent with them.
+#[tauri::command]
+async fn save_settings<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    settings: Settings,
+) -> Result<SettingsView, IpcError> {
+    let runtime = settings::from_wire(settings);
+    settings::save(&app, &state.data_dir, &runtime)?;
+    state.rebuild_agent(&runtime).await;
+    Ok(settings_view(&app, &state))
+}
+
+/// Stores the API key for the configured endpoint in the OS keyring (never in a file) and
+/// rebuilds the agent with it.
+#[tauri::command]
+async fn set_api_key<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    key: String,
+) -> Result<SettingsView, IpcError> {
+    let runtime = settings::load(&app, &state.data_dir);
+    let account = settings::api_key_account(&runtime).ok_or_else(|| {
+        IpcError::new(
+            "settings.no_endpoint",
+            "Set the model's base URL (or provider) first.",
+        )
+    })?;
+    nomos_auth::api_keys::store_api_key(&account, &nomos_auth::Secret::new(key.trim().to_owned()))
+        .await
+        .map_err(|e| IpcError::new(e.code(), e.to_string()))?;
+    state.rebuild_agent(&runtime).await;
+    Ok(settings_view(&app, &state))
 }

@@ -7,6 +7,7 @@
 mod commands;
 mod convert;
 mod notify;
+mod settings;
 mod state;
 
 use tauri::Manager as _;
@@ -34,22 +35,19 @@ pub fn configure<R: tauri::Runtime>(
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
         .setup(|app| {
-            // Background work of the agent: continuations and the idle sweep (I14, I15),
-            // after start-up recovery of whatever a crash left behind.
-            if let Ok(agent) = app.state::<AppState>().agent() {
-                match agent.recover() {
-                    Ok(report) => tracing::info!(?report, "start-up recovery"),
-                    Err(e) => tracing::error!(code = e.code(), "start-up recovery failed: {e}"),
-                }
-                let agent = agent.clone();
-                tauri::async_runtime::spawn(async move {
-                    let _worker = agent.spawn_workers(tokio_util::sync::CancellationToken::new());
-                });
-            }
+            start_agent(app.handle());
             Ok(())
         })
         .manage(state)
         .invoke_handler(commands::handler())
+}
+
+/// Builds the agent from the saved settings. Runs once the app exists: the settings live in
+/// the store plugin, which needs the app handle.
+pub fn start_agent<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
+    let state = app.state::<AppState>();
+    let runtime = settings::load(app, &state.data_dir);
+    tauri::async_runtime::block_on(state.rebuild_agent(&runtime));
 }
 
 /// Starts the desktop application; returns when the last window closes.
@@ -66,9 +64,6 @@ pub fn run() {
     match &state.store {
         Ok(store) => tracing::info!(db = %store.path().display(), "store opened"),
         Err(err) => tracing::error!(code = %err.code, "store unavailable: {}", err.message),
-    }
-    if let Err(err) = &state.agent {
-        tracing::warn!(code = %err.code, "agent unavailable: {}", err.message);
     }
 
     let result = configure(tauri::Builder::default(), state).run(tauri::generate_context!());

@@ -1,8 +1,10 @@
 use std::path::PathBuf;
+use std::sync::{Mutex, RwLock};
 
 use nomos_agent::{Agent, AgentConfig, setup};
 use nomos_protocol::IpcError;
 use nomos_store::Store;
+use tokio_util::sync::CancellationToken;
 
 use crate::convert;
 
@@ -13,40 +15,38 @@ use crate::convert;
 pub struct AppState {
     pub data_dir: PathBuf,
     pub store: Result<Store, IpcError>,
-    pub agent: Result<Agent, IpcError>,
+    /// Rebuilt when the operator saves settings or an API key.
+    agent: RwLock<Result<Agent, IpcError>>,
+    /// Stops the background workers of the current agent when it is replaced.
+    workers: Mutex<Option<CancellationToken>>,
+}
+
+fn not_started() -> IpcError {
+    IpcError::new("agent.starting", "The agent is still starting.")
 }
 
 impl AppState {
-    /// Opens the store in `$NOMOS_DATA_DIR` or the OS data directory.
+    /// Opens the store in `$NOMOS_DATA_DIR` or the OS data directory; the agent is built once
+    /// the settings can be read ([`AppState::rebuild_agent`]).
     pub fn open_default() -> Self {
         match nomos_store::default_data_dir() {
             Ok(dir) => Self::open_in(dir),
             Err(err) => Self {
                 data_dir: std::env::temp_dir(),
                 store: Err(convert::store_error(&err)),
-                agent: Err(convert::store_error(&err)),
+                agent: RwLock::new(Err(convert::store_error(&err))),
+                workers: Mutex::new(None),
             },
         }
     }
 
     pub fn open_in(data_dir: PathBuf) -> Self {
         let store = Store::open_in_dir(&data_dir).map_err(|err| convert::store_error(&err));
-        let agent = match &store {
-            Ok(store) => setup::assemble(
-                store.clone(),
-                &data_dir,
-                &setup::RuntimeSettings::default(),
-                &nomos_llm::ProcessEnv,
-                None,
-                AgentConfig::default(),
-            )
-            .map_err(|e| IpcError::new(e.code(), e.to_string())),
-            Err(e) => Err(e.clone()),
-        };
         Self {
             data_dir,
             store,
-            agent,
+            agent: RwLock::new(Err(not_started())),
+            workers: Mutex::new(None),
         }
     }
 
@@ -54,7 +54,52 @@ impl AppState {
         self.store.as_ref().map_err(Clone::clone)
     }
 
-    pub fn agent(&self) -> Result<&Agent, IpcError> {
-        self.agent.as_ref().map_err(Clone::clone)
+    pub fn agent(&self) -> Result<Agent, IpcError> {
+        match self.agent.read() {
+            Ok(agent) => agent.clone(),
+            Err(_) => Err(IpcError::new("internal.poisoned", "Restart Nomos.")),
+        }
+    }
+
+    /// Builds the agent from `settings` and the environment (a stored API key comes from the
+    /// keyring), runs start-up recovery and starts its background workers, replacing any
+    /// previous agent. Returns the error the operator should see, if any.
+    pub async fn rebuild_agent(&self, settings: &setup::RuntimeSettings) -> Option<IpcError> {
+        let built = match &self.store {
+            Ok(store) => setup::assemble_from_settings(
+                store.clone(),
+                &self.data_dir,
+                settings,
+                &nomos_llm::ProcessEnv,
+                AgentConfig::default(),
+            )
+            .await
+            .map_err(|e| IpcError::new(e.code(), e.to_string())),
+            Err(e) => Err(e.clone()),
+        };
+        if let Ok(mut workers) = self.workers.lock()
+            && let Some(stop) = workers.take()
+        {
+            stop.cancel();
+        }
+        if let Ok(agent) = &built {
+            match agent.recover() {
+                Ok(report) => tracing::info!(?report, "start-up recovery"),
+                Err(e) => tracing::error!(code = e.code(), "start-up recovery failed: {e}"),
+            }
+            let stop = CancellationToken::new();
+            let _worker = agent.spawn_workers(stop.clone());
+            if let Ok(mut workers) = self.workers.lock() {
+                *workers = Some(stop);
+            }
+        }
+        let error = built.as_ref().err().cloned();
+        if let Some(e) = &error {
+            tracing::warn!(code = %e.code, "agent unavailable: {}", e.message);
+        }
+        if let Ok(mut slot) = self.agent.write() {
+            *slot = built;
+        }
+        error
     }
 }

@@ -2,7 +2,7 @@
 //! real store on disk: what the webview sends, what it gets back.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use nomos_desktop::{AppState, configure};
+use nomos_desktop::{AppState, configure, start_agent};
 use serde_json::{Value, json};
 use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response};
 use tauri::webview::InvokeRequest;
@@ -11,6 +11,8 @@ fn app(state: AppState) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRu
     let app = configure(tauri::test::mock_builder(), state)
         .build(tauri::generate_context!())
         .expect("app builds");
+    // The mock runtime does not run the setup hook; do what it does.
+    start_agent(app.handle());
     let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
         .build()
         .expect("main window");
@@ -122,4 +124,50 @@ fn commands_not_granted_by_the_capability_are_refused() {
         json!({"types": []}),
     );
     assert!(err.is_err(), "ungranted command must be refused: {err:?}");
+}
+
+#[test]
+fn settings_round_trip_and_the_agent_says_why_it_is_not_ready() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+
+    let view = invoke(&window, "get_settings", json!({})).unwrap();
+    // This test process has no model configured unless the environment provides one.
+    if std::env::var_os("NOMOS_LLM_BASE_URL").is_none()
+        && std::env::var_os("OPENAI_API_KEY").is_none()
+    {
+        assert_eq!(view["agent_ready"], false);
+        assert_eq!(view["agent_error"]["code"], "llm.not_configured");
+        let err = invoke(
+            &window,
+            "send_message",
+            json!({"sessionId": null, "text": "hi"}),
+        )
+        .unwrap_err();
+        assert_eq!(err["code"], "llm.not_configured", "{err}");
+    }
+
+    // A loopback model needs no key: saving it makes the agent ready at once.
+    let saved = invoke(
+        &window,
+        "save_settings",
+        json!({"settings": {"provider": "openai_compatible", "base_url": "http://127.0.0.1:9/v1", "model": "m", "inventory_path": null, "import_ssh_config": false}}),
+    )
+    .unwrap();
+    assert_eq!(saved["agent_ready"], true, "{saved}");
+    assert_eq!(saved["settings"]["model"], "m");
+    let text = std::fs::read_to_string(dir.path().join("settings.json")).unwrap();
+    assert!(text.contains("127.0.0.1:9"), "{text}");
+
+    // A broken inventory is a clear error, and the settings are kept.
+    let broken = dir.path().join("inventory.toml");
+    std::fs::write(&broken, "[[target]]\nslug = 42\n").unwrap();
+    let saved = invoke(
+        &window,
+        "save_settings",
+        json!({"settings": {"provider": null, "base_url": "http://127.0.0.1:9/v1", "model": "m", "inventory_path": broken, "import_ssh_config": false}}),
+    )
+    .unwrap();
+    assert_eq!(saved["agent_ready"], false);
+    assert_eq!(saved["agent_error"]["code"], "inventory.invalid", "{saved}");
 }

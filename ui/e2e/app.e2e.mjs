@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -162,6 +162,24 @@ describe('desktop app in the real webview', () => {
     await session.waitFor('[data-testid="graph-view"]');
     assert.equal(await session.execute('return location.hash'), '#/graph');
     await session.execute('history.back()');
+    await session.waitFor('[data-testid="transcript"]');
+  });
+
+  it('shows settings with the agent ready and no secret in the settings file', async () => {
+    await session.click(await session.find('[data-testid="nav-settings"]'));
+    const [status] = await session.waitFor('[data-testid="agent-status"]');
+    assert.match(await session.text(status), /ready/);
+    const [model] = await session.waitFor('[data-testid="settings-model"]');
+    await session.type(model, 'mock-e2e');
+    await session.click(await session.find('[data-testid="settings-save"]'));
+    await session.waitFor('[role="status"].ok');
+    const settingsFile = join(dataDir, 'settings.json');
+    assert.ok(existsSync(settingsFile), 'settings saved next to the database');
+    const text = readFileSync(settingsFile, 'utf8');
+    assert.match(text, /mock-e2e/);
+    assert.doesNotMatch(text, /api[_-]?key|token|secret/i);
+    writeFileSync(join(artifacts, 'settings.png'), await session.screenshotPng());
+    await session.execute("location.hash = '#/'");
     await session.waitFor('[data-testid="transcript"]');
   });
 

@@ -14,6 +14,7 @@ use ts_rs::TS;
 mod agent;
 mod error;
 mod session;
+mod settings;
 
 pub use agent::{
     AgentEvent, ApprovalKind, CommandClass, ExecStatus, Execution, Message, PlanStep, Role,
@@ -21,6 +22,7 @@ pub use agent::{
 };
 pub use error::IpcError;
 pub use session::{Outcome, SessionListQuery, SessionStatus, SessionSummary};
+pub use settings::{ProviderKind, Settings, SettingsView};
 
 /// Facts about the running application, shown in the UI's about/status area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -50,11 +52,14 @@ pub fn typescript_bindings() -> String {
         Message::decl(&cfg),
         Outcome::decl(&cfg),
         PlanStep::decl(&cfg),
+        ProviderKind::decl(&cfg),
         Role::decl(&cfg),
         SessionListQuery::decl(&cfg),
         SessionStatus::decl(&cfg),
         SessionSummary::decl(&cfg),
         SessionView::decl(&cfg),
+        Settings::decl(&cfg),
+        SettingsView::decl(&cfg),
         StepStatus::decl(&cfg),
         ToolCall::decl(&cfg),
     ];

@@ -4,6 +4,7 @@
 export type Route =
   | { name: 'chat'; sessionId: number | null }
   | { name: 'graph' }
+  | { name: 'settings' }
   | { name: 'not_found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -12,6 +13,7 @@ export function parseRoute(hash: string): Route {
   const session = /^\/sessions\/(\d+)$/.exec(path);
   if (session?.[1]) return { name: 'chat', sessionId: Number(session[1]) };
   if (path === '/graph') return { name: 'graph' };
+  if (path === '/settings') return { name: 'settings' };
   return { name: 'not_found', path };
 }
 
@@ -21,6 +23,8 @@ export function hrefFor(route: Route): string {
       return route.sessionId === null ? '#/' : `#/sessions/${route.sessionId}`;
     case 'graph':
       return '#/graph';
+    case 'settings':
+      return '#/settings';
     case 'not_found':
       return `#${route.path}`;
   }

@@ -1,7 +1,16 @@
 // The only module that talks to the native shell. Everything else imports from here, so the
 // transport can be swapped (tests, a browser preview) without touching components.
 import { Channel, invoke } from '@tauri-apps/api/core';
-import type { AgentEvent, AppInfo, IpcError, SessionListQuery, SessionSummary, SessionView } from './types.gen';
+import type {
+  AgentEvent,
+  AppInfo,
+  IpcError,
+  SessionListQuery,
+  SessionSummary,
+  SessionView,
+  Settings,
+  SettingsView,
+} from './types.gen';
 
 export type {
   AgentEvent,
@@ -16,6 +25,9 @@ export type {
   SessionStatus,
   SessionSummary,
   SessionView,
+  Settings,
+  SettingsView,
+  ProviderKind,
   StepStatus,
   ToolCall,
 } from './types.gen';
@@ -74,6 +86,10 @@ export const ipc = {
   denyExecution: (executionId: number, reason?: string) => call<void>('deny_execution', { executionId, reason }),
   cancelExecution: (executionId: number) => call<boolean>('cancel_execution', { executionId }),
   stopTurn: (sessionId: number) => call<boolean>('stop_turn', { sessionId }),
+  getSettings: () => call<SettingsView>('get_settings'),
+  saveSettings: (settings: Settings) => call<SettingsView>('save_settings', { settings }),
+  /** The key goes to the OS keyring, never to a settings file. */
+  setApiKey: (key: string) => call<SettingsView>('set_api_key', { key }),
   /** Every agent event, in order, for the life of the page. */
   subscribeEvents: (onEvent: (event: AgentEvent) => void) => {
     const channel = new Channel<AgentEvent>();

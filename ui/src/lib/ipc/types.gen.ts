@@ -93,6 +93,8 @@ target: string | null, status: StepStatus,
  */
 note: string | null, };
 
+export type ProviderKind = "openai_compatible" | "anthropic";
+
 export type Role = "user" | "assistant" | "system";
 
 export type SessionListQuery = { 
@@ -126,6 +128,38 @@ plan: Array<PlanStep>, executions: Array<Execution>,
  * The operator's approval window is open for the current plan generation.
  */
 approval_open: boolean, };
+
+export type Settings = { 
+/**
+ * Empty means: guess from the base URL and the environment.
+ */
+provider: ProviderKind | null, 
+/**
+ * e.g. `https://openrouter.ai/api/v1` or `http://127.0.0.1:11434/v1`.
+ */
+base_url: string | null, model: string | null, 
+/**
+ * An inventory file (TOML) adding targets to this workstation.
+ */
+inventory_path: string | null, 
+/**
+ * Offer `~/.ssh/config` hosts as targets.
+ */
+import_ssh_config: boolean, };
+
+export type SettingsView = { settings: Settings, 
+/**
+ * The agent is ready to take tasks.
+ */
+agent_ready: boolean, 
+/**
+ * Why it is not (no model, no key, a broken inventory …).
+ */
+agent_error: IpcError | null, 
+/**
+ * The keyring account an API key for the configured endpoint is stored under.
+ */
+api_key_account: string | null, };
 
 export type StepStatus = "pending" | "running" | "done" | "failed" | "skipped" | "replaced";
 

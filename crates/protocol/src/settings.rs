@@ -1,0 +1,40 @@
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::IpcError;
+
+/// The model's wire format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// OpenAI-compatible chat completions (OpenAI, OpenRouter, Ollama, vLLM, LiteLLM, …).
+    OpenaiCompatible,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+/// Preferences the operator edits in Settings. Never a secret: API keys go to the keyring.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Settings {
+    /// Empty means: guess from the base URL and the environment.
+    pub provider: Option<ProviderKind>,
+    /// e.g. `https://openrouter.ai/api/v1` or `http://127.0.0.1:11434/v1`.
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// An inventory file (TOML) adding targets to this workstation.
+    pub inventory_path: Option<String>,
+    /// Offer `~/.ssh/config` hosts as targets.
+    pub import_ssh_config: bool,
+}
+
+/// Settings plus what they led to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SettingsView {
+    pub settings: Settings,
+    /// The agent is ready to take tasks.
+    pub agent_ready: bool,
+    /// Why it is not (no model, no key, a broken inventory …).
+    pub agent_error: Option<IpcError>,
+    /// The keyring account an API key for the configured endpoint is stored under.
+    pub api_key_account: Option<String>,
+}
