@@ -16,6 +16,9 @@ const COMMANDS: &[&str] = &[
     "get_settings",
     "save_settings",
     "set_api_key",
+    "auth_status",
+    "sign_in",
+    "sign_out",
 ];
 
 fn main() {

@@ -2,14 +2,14 @@
 
 use nomos_agent::convert as dto;
 use nomos_protocol::{
-    AgentEvent, AppInfo, IpcError, SessionListQuery, SessionSummary, SessionView, Settings,
-    SettingsView,
+    AgentEvent, AppInfo, AuthStatusView, IpcError, SessionListQuery, SessionSummary, SessionView,
+    Settings, SettingsView,
 };
 use nomos_store::{NewSession, SessionQuery, Store};
 use tauri::State;
 use tauri::ipc::Channel;
 
-use crate::{AppState, convert, notify, settings};
+use crate::{AppState, convert, notify, settings, signin};
 
 /// The sidebar never needs more than this many rows at once.
 const MAX_SESSIONS: u32 = 500;
@@ -31,7 +31,10 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         subscribe_events,
         get_settings,
         save_settings,
-        set_api_key
+        set_api_key,
+        auth_status,
+        sign_in,
+        sign_out
     ]
 }
 
@@ -230,13 +233,13 @@ async fn subscribe_events<R: tauri::Runtime>(
 }
 
 fn settings_view<R: tauri::Runtime>(app: &tauri::AppHandle<R>, state: &AppState) -> SettingsView {
-    let runtime = settings::load(app, &state.data_dir);
+    let saved = settings::load(app, &state.data_dir);
     let agent = state.agent();
     SettingsView {
-        settings: settings::to_wire(&runtime),
+        settings: settings::to_wire(&saved),
         agent_ready: agent.is_ok(),
         agent_error: agent.err(),
-        api_key_account: settings::api_key_account(&runtime),
+        api_key_account: settings::api_key_account(&saved.runtime),
     }
 }
 
@@ -248,16 +251,16 @@ async fn get_settings<R: tauri::Runtime>(
     Ok(settings_view(&app, &state))
 }
 
-/// Saves the preferences and rebuilds the agent with them.
+/// Saves the preferences, reopens sign-in if its provider changed and rebuilds the agent.
 #[tauri::command]
 async fn save_settings<R: tauri::Runtime>(
     app: tauri::AppHandle<R>,
     state: State<'_, AppState>,
     settings: Settings,
 ) -> Result<SettingsView, IpcError> {
-    let runtime = settings::from_wire(settings);
-    settings::save(&app, &state.data_dir, &runtime)?;
-    state.rebuild_agent(&runtime).await;
+    let saved = settings::from_wire(settings);
+    settings::save(&app, &state.data_dir, &saved)?;
+    state.apply(&app, &saved).await;
     Ok(settings_view(&app, &state))
 }
 
@@ -269,8 +272,8 @@ async fn set_api_key<R: tauri::Runtime>(
     state: State<'_, AppState>,
     key: String,
 ) -> Result<SettingsView, IpcError> {
-    let runtime = settings::load(&app, &state.data_dir);
-    let account = settings::api_key_account(&runtime).ok_or_else(|| {
+    let saved = settings::load(&app, &state.data_dir);
+    let account = settings::api_key_account(&saved.runtime).ok_or_else(|| {
         IpcError::new(
             "settings.no_endpoint",
             "Set the model's base URL (or provider) first.",
@@ -279,6 +282,42 @@ async fn set_api_key<R: tauri::Runtime>(
     nomos_auth::api_keys::store_api_key(&account, &nomos_auth::Secret::new(key.trim().to_owned()))
         .await
         .map_err(|e| IpcError::new(e.code(), e.to_string()))?;
-    state.rebuild_agent(&runtime).await;
+    state.apply(&app, &saved).await;
     Ok(settings_view(&app, &state))
+}
+
+#[tauri::command]
+async fn auth_status(state: State<'_, AppState>) -> Result<AuthStatusView, IpcError> {
+    Ok(match state.signin() {
+        Some(session) => signin::view(&session.status()),
+        None => signin::not_configured(),
+    })
+}
+
+/// Signs in with the system browser; resolves when the provider redirected back.
+#[tauri::command]
+async fn sign_in(state: State<'_, AppState>) -> Result<AuthStatusView, IpcError> {
+    let session = state.signin().ok_or_else(|| {
+        IpcError::new(
+            "auth.not_configured",
+            "Set the OpenID Provider and client id in Settings first.",
+        )
+    })?;
+    session
+        .login(&nomos_auth::SystemBrowser)
+        .await
+        .map_err(|e| IpcError::new(e.code(), e.to_string()))?;
+    Ok(signin::view(&session.status()))
+}
+
+#[tauri::command]
+async fn sign_out(state: State<'_, AppState>) -> Result<AuthStatusView, IpcError> {
+    let Some(session) = state.signin() else {
+        return Ok(signin::not_configured());
+    };
+    session
+        .logout()
+        .await
+        .map_err(|e| IpcError::new(e.code(), e.to_string()))?;
+    Ok(signin::view(&session.status()))
 }

@@ -8,6 +8,7 @@ mod commands;
 mod convert;
 mod notify;
 mod settings;
+mod signin;
 mod state;
 
 use tauri::Manager as _;
@@ -46,8 +47,8 @@ pub fn configure<R: tauri::Runtime>(
 /// the store plugin, which needs the app handle.
 pub fn start_agent<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
     let state = app.state::<AppState>();
-    let runtime = settings::load(app, &state.data_dir);
-    tauri::async_runtime::block_on(state.rebuild_agent(&runtime));
+    let saved = settings::load(app, &state.data_dir);
+    tauri::async_runtime::block_on(state.apply(app, &saved));
 }
 
 /// Starts the desktop application; returns when the last window closes.

@@ -1,26 +1,61 @@
-//! Preferences in tauri-plugin-store (`settings.json`, no secrets) ↔ the agent's runtime
-//! settings; API keys go to the OS keyring through the auth crate.
+//! Preferences in tauri-plugin-store (`settings.json` next to the database, no secrets) ↔ the
+//! agent's runtime settings and the sign-in provider; API keys go to the OS keyring through
+//! the auth crate.
 
 use std::path::Path;
 
 use nomos_agent::setup::RuntimeSettings;
 use nomos_protocol as wire;
+use serde::{Deserialize, Serialize};
 use tauri_plugin_store::StoreExt as _;
 
 /// Next to the database, so `NOMOS_DATA_DIR` moves everything together.
 const FILE: &str = "settings.json";
-const KEY: &str = "runtime";
+const RUNTIME: &str = "runtime";
+const AUTH: &str = "auth";
 
-pub fn to_wire(s: &RuntimeSettings) -> wire::Settings {
+/// The sign-in provider (identifiers only; tokens live in the keyring).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuthSettings {
+    #[serde(default)]
+    pub issuer: Option<String>,
+    #[serde(default)]
+    pub client_id: Option<String>,
+    /// The model gateway takes the signed-in access token as its bearer.
+    #[serde(default)]
+    pub model_uses_sign_in: bool,
+}
+
+impl AuthSettings {
+    pub fn provider(&self) -> Option<(&str, &str)> {
+        Some((self.issuer.as_deref()?, self.client_id.as_deref()?))
+    }
+}
+
+/// Everything the Settings view edits.
+#[derive(Debug, Clone, Default)]
+pub struct Saved {
+    pub runtime: RuntimeSettings,
+    pub auth: AuthSettings,
+}
+
+pub fn to_wire(s: &Saved) -> wire::Settings {
     wire::Settings {
-        provider: s.llm.provider.map(|p| match p {
+        provider: s.runtime.llm.provider.map(|p| match p {
             nomos_llm::ProviderKind::OpenAiCompatible => wire::ProviderKind::OpenaiCompatible,
             nomos_llm::ProviderKind::Anthropic => wire::ProviderKind::Anthropic,
         }),
-        base_url: s.llm.base_url.clone(),
-        model: s.llm.model.clone(),
-        inventory_path: s.inventory_path.as_ref().map(|p| p.display().to_string()),
-        import_ssh_config: s.import_ssh_config,
+        base_url: s.runtime.llm.base_url.clone(),
+        model: s.runtime.llm.model.clone(),
+        inventory_path: s
+            .runtime
+            .inventory_path
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        import_ssh_config: s.runtime.import_ssh_config,
+        oidc_issuer: s.auth.issuer.clone(),
+        oidc_client_id: s.auth.client_id.clone(),
+        model_uses_sign_in: s.auth.model_uses_sign_in,
     }
 }
 
@@ -28,45 +63,65 @@ fn non_blank(s: Option<String>) -> Option<String> {
     s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }
 
-pub fn from_wire(s: wire::Settings) -> RuntimeSettings {
-    let mut out = RuntimeSettings::default();
-    out.llm.provider = s.provider.map(|p| match p {
+pub fn from_wire(s: wire::Settings) -> Saved {
+    let mut runtime = RuntimeSettings::default();
+    runtime.llm.provider = s.provider.map(|p| match p {
         wire::ProviderKind::OpenaiCompatible => nomos_llm::ProviderKind::OpenAiCompatible,
         wire::ProviderKind::Anthropic => nomos_llm::ProviderKind::Anthropic,
     });
-    out.llm.base_url = non_blank(s.base_url);
-    out.llm.model = non_blank(s.model);
-    out.inventory_path = non_blank(s.inventory_path).map(Into::into);
-    out.import_ssh_config = s.import_ssh_config;
-    out
+    runtime.llm.base_url = non_blank(s.base_url);
+    runtime.llm.model = non_blank(s.model);
+    runtime.inventory_path = non_blank(s.inventory_path).map(Into::into);
+    runtime.import_ssh_config = s.import_ssh_config;
+    Saved {
+        runtime,
+        auth: AuthSettings {
+            issuer: non_blank(s.oidc_issuer),
+            client_id: non_blank(s.oidc_client_id),
+            model_uses_sign_in: s.model_uses_sign_in,
+        },
+    }
+}
+
+fn read<T: serde::de::DeserializeOwned>(value: Option<serde_json::Value>, what: &str) -> Option<T> {
+    match value.map(serde_json::from_value::<T>) {
+        Some(Ok(v)) => Some(v),
+        Some(Err(e)) => {
+            tracing::warn!("{what} settings not understood, using defaults: {e}");
+            None
+        }
+        None => None,
+    }
 }
 
 /// The saved settings; defaults when there are none or they cannot be read (logged).
-pub fn load<R: tauri::Runtime>(app: &tauri::AppHandle<R>, data_dir: &Path) -> RuntimeSettings {
-    let value = match app.store(data_dir.join(FILE)) {
-        Ok(store) => store.get(KEY),
+pub fn load<R: tauri::Runtime>(app: &tauri::AppHandle<R>, data_dir: &Path) -> Saved {
+    let store = match app.store(data_dir.join(FILE)) {
+        Ok(store) => store,
         Err(e) => {
             tracing::warn!("settings store unavailable: {e}");
-            None
+            return Saved {
+                runtime: RuntimeSettings {
+                    import_ssh_config: true,
+                    ..RuntimeSettings::default()
+                },
+                auth: AuthSettings::default(),
+            };
         }
     };
-    match value.map(serde_json::from_value::<RuntimeSettings>) {
-        Some(Ok(s)) => s,
-        Some(Err(e)) => {
-            tracing::warn!("settings not understood, using defaults: {e}");
-            RuntimeSettings::default()
-        }
-        None => RuntimeSettings {
+    Saved {
+        runtime: read(store.get(RUNTIME), "runtime").unwrap_or(RuntimeSettings {
             import_ssh_config: true,
             ..RuntimeSettings::default()
-        },
+        }),
+        auth: read(store.get(AUTH), "sign-in").unwrap_or_default(),
     }
 }
 
 pub fn save<R: tauri::Runtime>(
     app: &tauri::AppHandle<R>,
     data_dir: &Path,
-    settings: &RuntimeSettings,
+    saved: &Saved,
 ) -> Result<(), wire::IpcError> {
     let fail = |e: String| {
         wire::IpcError::new("settings.save", format!("Settings could not be saved: {e}"))
@@ -75,8 +130,12 @@ pub fn save<R: tauri::Runtime>(
         .store(data_dir.join(FILE))
         .map_err(|e| fail(e.to_string()))?;
     store.set(
-        KEY,
-        serde_json::to_value(settings).map_err(|e| fail(e.to_string()))?,
+        RUNTIME,
+        serde_json::to_value(&saved.runtime).map_err(|e| fail(e.to_string()))?,
+    );
+    store.set(
+        AUTH,
+        serde_json::to_value(&saved.auth).map_err(|e| fail(e.to_string()))?,
     );
     store.save().map_err(|e| fail(e.to_string()))
 }

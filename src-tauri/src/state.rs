@@ -6,7 +6,10 @@ use nomos_protocol::IpcError;
 use nomos_store::Store;
 use tokio_util::sync::CancellationToken;
 
-use crate::convert;
+use std::sync::Arc;
+
+use crate::settings::Saved;
+use crate::{convert, signin};
 
 /// What every command can reach. The store or the agent may have failed to start (a newer
 /// schema, a corrupt file, no model configured): the window still opens and each command
@@ -19,6 +22,8 @@ pub struct AppState {
     agent: RwLock<Result<Agent, IpcError>>,
     /// Stops the background workers of the current agent when it is replaced.
     workers: Mutex<Option<CancellationToken>>,
+    /// The sign-in session for the configured provider, with its (issuer, client id).
+    signin: RwLock<Option<(String, String, nomos_auth::Session)>>,
 }
 
 fn not_started() -> IpcError {
@@ -36,6 +41,7 @@ impl AppState {
                 store: Err(convert::store_error(&err)),
                 agent: RwLock::new(Err(convert::store_error(&err))),
                 workers: Mutex::new(None),
+                signin: RwLock::new(None),
             },
         }
     }
@@ -47,6 +53,7 @@ impl AppState {
             store,
             agent: RwLock::new(Err(not_started())),
             workers: Mutex::new(None),
+            signin: RwLock::new(None),
         }
     }
 
@@ -61,16 +68,71 @@ impl AppState {
         }
     }
 
+    /// The sign-in session, when a provider is configured.
+    pub fn signin(&self) -> Option<nomos_auth::Session> {
+        self.signin.read().ok()?.as_ref().map(|(_, _, s)| s.clone())
+    }
+
+    /// Applies saved settings: opens (or keeps) the sign-in session for the configured
+    /// provider, then rebuilds the agent. Returns the error the operator should see, if any.
+    pub async fn apply<R: tauri::Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+        saved: &Saved,
+    ) -> Option<IpcError> {
+        let wanted = saved
+            .auth
+            .provider()
+            .map(|(i, c)| (i.to_owned(), c.to_owned()));
+        let current = self
+            .signin
+            .read()
+            .ok()
+            .and_then(|s| s.as_ref().map(|(i, c, _)| (i.clone(), c.clone())));
+        if wanted != current {
+            let next = match &wanted {
+                Some((issuer, client)) => {
+                    match signin::open(issuer, client, &self.data_dir).await {
+                        Ok(session) => {
+                            signin::watch(app.clone(), &session);
+                            Some((issuer.clone(), client.clone(), session))
+                        }
+                        Err(e) => {
+                            tracing::warn!(code = %e.code, "sign-in unavailable: {}", e.message);
+                            None
+                        }
+                    }
+                }
+                None => None,
+            };
+            if let Ok(mut slot) = self.signin.write() {
+                *slot = next;
+            }
+        }
+        let token: Option<Arc<dyn nomos_llm::TokenSource>> = if saved.auth.model_uses_sign_in {
+            self.signin()
+                .map(|s| Arc::new(s) as Arc<dyn nomos_llm::TokenSource>)
+        } else {
+            None
+        };
+        self.rebuild_agent(&saved.runtime, token).await
+    }
+
     /// Builds the agent from `settings` and the environment (a stored API key comes from the
-    /// keyring), runs start-up recovery and starts its background workers, replacing any
-    /// previous agent. Returns the error the operator should see, if any.
-    pub async fn rebuild_agent(&self, settings: &setup::RuntimeSettings) -> Option<IpcError> {
+    /// keyring unless `token` is given), runs start-up recovery and starts its background
+    /// workers, replacing any previous agent. Returns the error the operator should see.
+    pub async fn rebuild_agent(
+        &self,
+        settings: &setup::RuntimeSettings,
+        token: Option<Arc<dyn nomos_llm::TokenSource>>,
+    ) -> Option<IpcError> {
         let built = match &self.store {
             Ok(store) => setup::assemble_from_settings(
                 store.clone(),
                 &self.data_dir,
                 settings,
                 &nomos_llm::ProcessEnv,
+                token,
                 AgentConfig::default(),
             )
             .await

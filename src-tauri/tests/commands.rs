@@ -171,3 +171,18 @@ fn settings_round_trip_and_the_agent_says_why_it_is_not_ready() {
     assert_eq!(saved["agent_ready"], false);
     assert_eq!(saved["agent_error"]["code"], "inventory.invalid", "{saved}");
 }
+
+#[test]
+fn sign_in_without_a_provider_says_what_to_configure() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let status = invoke(&window, "auth_status", json!({})).unwrap();
+    assert_eq!(status["state"], "not_configured");
+    let err = invoke(&window, "sign_in", json!({})).unwrap_err();
+    assert_eq!(err["code"], "auth.not_configured");
+    assert!(err["message"].as_str().unwrap().contains("Settings"));
+    assert_eq!(
+        invoke(&window, "sign_out", json!({})).unwrap()["state"],
+        "not_configured"
+    );
+}

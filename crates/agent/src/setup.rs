@@ -94,19 +94,23 @@ pub fn load_inventory(settings: &RuntimeSettings, env: &dyn Env) -> Result<Inven
     Ok(inventory)
 }
 
-/// Builds the agent from settings and the environment, reading a stored API key from the OS
-/// keyring when the environment has none (DESIGN.md §8: keys never in settings files).
+/// Builds the agent from settings and the environment. The credential is `token` when given
+/// (the sign-in session for an organisation gateway), else an environment key, else a key
+/// stored in the OS keyring (DESIGN.md §8: keys never in settings files).
 pub async fn assemble_from_settings(
     store: Store,
     data_dir: &Path,
     settings: &RuntimeSettings,
     env: &dyn Env,
+    token: Option<Arc<dyn TokenSource>>,
     config: AgentConfig,
 ) -> Result<Agent, SetupError> {
     let resolved = nomos_llm::resolve_config(&settings.llm, env, None)
         .map_err(|e| SetupError::NoModel(e.to_string()))?;
-    let token: Option<Arc<dyn TokenSource>> = match resolved.credential {
-        nomos_llm::Credential::Stored => {
+    let token: Option<Arc<dyn TokenSource>> = match (token, &resolved.credential) {
+        // The sign-in session is the gateway's bearer.
+        (Some(token), _) => Some(token),
+        (None, nomos_llm::Credential::Stored) => {
             let account = resolved.keyring_account();
             match nomos_auth::api_keys::load_api_key(&account).await {
                 Ok(Some(key)) => Some(Arc::new(nomos_llm::StaticToken::new(
@@ -121,7 +125,7 @@ pub async fn assemble_from_settings(
                 }
             }
         }
-        nomos_llm::Credential::None | nomos_llm::Credential::Env { .. } => None,
+        (None, nomos_llm::Credential::None | nomos_llm::Credential::Env { .. }) => None,
     };
     assemble(store, data_dir, settings, env, token, config)
 }

@@ -35,12 +35,12 @@ pub fn run(args: AskArgs) -> Result<(), CliError> {
     runtime.block_on(ask(args))
 }
 
-fn open_agent() -> Result<Agent, CliError> {
+async fn open_agent() -> Result<Agent, CliError> {
     let data_dir =
         nomos_store::default_data_dir().map_err(|e| CliError::Core(e.code(), e.to_string()))?;
     let store =
         Store::open_in_dir(&data_dir).map_err(|e| CliError::Core(e.code(), e.to_string()))?;
-    let agent = setup::assemble(
+    let agent = setup::assemble_from_settings(
         store,
         &data_dir,
         &setup::RuntimeSettings::default(),
@@ -48,6 +48,7 @@ fn open_agent() -> Result<Agent, CliError> {
         None,
         AgentConfig::default(),
     )
+    .await
     .map_err(|e| CliError::Core(e.code(), e.to_string()))?;
     agent
         .recover()
@@ -152,7 +153,7 @@ fn describe(e: &Execution) -> String {
 }
 
 async fn ask(args: AskArgs) -> Result<(), CliError> {
-    let agent = open_agent()?;
+    let agent = open_agent().await?;
     let mut events = agent.subscribe();
     let json = args.json;
     let printer = tokio::spawn(async move {

@@ -22,7 +22,7 @@ pub use agent::{
 };
 pub use error::IpcError;
 pub use session::{Outcome, SessionListQuery, SessionStatus, SessionSummary};
-pub use settings::{ProviderKind, Settings, SettingsView};
+pub use settings::{AuthStatusView, ProviderKind, Settings, SettingsView, SignInState};
 
 /// Facts about the running application, shown in the UI's about/status area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -44,6 +44,7 @@ pub fn typescript_bindings() -> String {
     let decls = [
         AgentEvent::decl(&cfg),
         AppInfo::decl(&cfg),
+        AuthStatusView::decl(&cfg),
         ApprovalKind::decl(&cfg),
         CommandClass::decl(&cfg),
         ExecStatus::decl(&cfg),
@@ -60,6 +61,7 @@ pub fn typescript_bindings() -> String {
         SessionView::decl(&cfg),
         Settings::decl(&cfg),
         SettingsView::decl(&cfg),
+        SignInState::decl(&cfg),
         StepStatus::decl(&cfg),
         ToolCall::decl(&cfg),
     ];

@@ -25,6 +25,40 @@ pub struct Settings {
     pub inventory_path: Option<String>,
     /// Offer `~/.ssh/config` hosts as targets.
     pub import_ssh_config: bool,
+    /// The organisation's OpenID Provider (issuer URL), for sign-in.
+    pub oidc_issuer: Option<String>,
+    /// The client id registered for Nomos at that provider.
+    pub oidc_client_id: Option<String>,
+    /// Send the signed-in access token as the model gateway's bearer.
+    #[serde(default)]
+    pub model_uses_sign_in: bool,
+}
+
+/// Where sign-in stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SignInState {
+    /// No provider configured in Settings.
+    NotConfigured,
+    SignedOut,
+    SignedIn,
+    /// Refreshing, or retrying after a network error.
+    Refreshing,
+    /// The session ended (revoked, expired refresh token): the operator must sign in again.
+    NeedsSignIn,
+}
+
+/// The sign-in status shown in the title bar, the banner and Settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AuthStatusView {
+    pub state: SignInState,
+    /// Email, name or subject of the signed-in operator.
+    pub who: Option<String>,
+    /// When the current access token expires (ms since the epoch); it is refreshed before.
+    #[ts(type = "number | null")]
+    pub expires_at_ms: Option<i64>,
+    /// Why the operator must sign in again, or the last refresh error.
+    pub detail: Option<String>,
 }
 
 /// Settings plus what they led to.

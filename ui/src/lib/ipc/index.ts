@@ -1,9 +1,11 @@
 // The only module that talks to the native shell. Everything else imports from here, so the
 // transport can be swapped (tests, a browser preview) without touching components.
 import { Channel, invoke } from '@tauri-apps/api/core';
+import { listen } from '@tauri-apps/api/event';
 import type {
   AgentEvent,
   AppInfo,
+  AuthStatusView,
   IpcError,
   SessionListQuery,
   SessionSummary,
@@ -15,6 +17,8 @@ import type {
 export type {
   AgentEvent,
   AppInfo,
+  AuthStatusView,
+  SignInState,
   CommandClass,
   ExecStatus,
   Execution,
@@ -90,6 +94,13 @@ export const ipc = {
   saveSettings: (settings: Settings) => call<SettingsView>('save_settings', { settings }),
   /** The key goes to the OS keyring, never to a settings file. */
   setApiKey: (key: string) => call<SettingsView>('set_api_key', { key }),
+  authStatus: () => call<AuthStatusView>('auth_status'),
+  /** Opens the system browser; resolves once the provider redirected back. */
+  signIn: () => call<AuthStatusView>('sign_in'),
+  signOut: () => call<AuthStatusView>('sign_out'),
+  /** Sign-in status changes pushed by the shell (refreshes, expiry, revocation). */
+  onAuthStatus: (handler: (status: AuthStatusView) => void) =>
+    listen<AuthStatusView>('auth-status', (event) => handler(event.payload)),
   /** Every agent event, in order, for the life of the page. */
   subscribeEvents: (onEvent: (event: AgentEvent) => void) => {
     const channel = new Channel<AgentEvent>();

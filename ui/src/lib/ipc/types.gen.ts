@@ -25,6 +25,20 @@ data_dir: string,
  */
 schema_version: number, };
 
+export type AuthStatusView = { state: SignInState, 
+/**
+ * Email, name or subject of the signed-in operator.
+ */
+who: string | null, 
+/**
+ * When the current access token expires (ms since the epoch); it is refreshed before.
+ */
+expires_at_ms: number | null, 
+/**
+ * Why the operator must sign in again, or the last refresh error.
+ */
+detail: string | null, };
+
 export type ApprovalKind = "not_needed" | "operator_button" | "chat_approval" | "window";
 
 export type CommandClass = "read_only" | "config_mutation" | "destructive";
@@ -145,7 +159,19 @@ inventory_path: string | null,
 /**
  * Offer `~/.ssh/config` hosts as targets.
  */
-import_ssh_config: boolean, };
+import_ssh_config: boolean, 
+/**
+ * The organisation's OpenID Provider (issuer URL), for sign-in.
+ */
+oidc_issuer: string | null, 
+/**
+ * The client id registered for Nomos at that provider.
+ */
+oidc_client_id: string | null, 
+/**
+ * Send the signed-in access token as the model gateway's bearer.
+ */
+model_uses_sign_in: boolean, };
 
 export type SettingsView = { settings: Settings, 
 /**
@@ -160,6 +186,8 @@ agent_error: IpcError | null,
  * The keyring account an API key for the configured endpoint is stored under.
  */
 api_key_account: string | null, };
+
+export type SignInState = "not_configured" | "signed_out" | "signed_in" | "refreshing" | "needs_sign_in";
 
 export type StepStatus = "pending" | "running" | "done" | "failed" | "skipped" | "replaced";
 
