@@ -32,9 +32,8 @@ fn yes() -> bool {
 /// Why an agent could not be assembled; each names what the operator should fix.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
-    #[error(
-        "No model is configured: {0}. Set a provider in Settings, or NOMOS_LLM_BASE_URL and NOMOS_LLM_MODEL (plus NOMOS_LLM_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or ANTHROPIC_API_KEY)."
-    )]
+    /// The provider configuration is incomplete; the llm crate's message says what to set.
+    #[error("{0}")]
     NoModel(String),
     #[error("The inventory file {path} could not be used: {message}")]
     Inventory { path: PathBuf, message: String },
