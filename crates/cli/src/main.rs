@@ -3,6 +3,7 @@
 mod ask;
 mod auth;
 mod error;
+mod eval;
 mod mock;
 mod policy;
 
@@ -31,6 +32,8 @@ enum Command {
     Ask(ask::AskArgs),
     /// Inspect the shell-command policy classifier.
     Policy(policy::PolicyArgs),
+    /// Run golden conversations (evals/*.yaml) against a scripted or a live model.
+    Eval(eval::EvalArgs),
     /// Serve a scripted model over HTTP (OpenAI-compatible and Anthropic formats).
     #[command(name = "mock-llm")]
     MockLlm(mock::MockArgs),
@@ -41,6 +44,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Ask(args) => ask::run(args),
         Command::Auth(args) => auth::run(args),
         Command::Policy(args) => policy::run(args),
+        Command::Eval(args) => eval::run(args),
         Command::MockLlm(args) => mock::run(args),
     }
 }
