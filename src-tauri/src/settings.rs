@@ -56,6 +56,10 @@ pub fn to_wire(s: &Saved) -> wire::Settings {
         oidc_issuer: s.auth.issuer.clone(),
         oidc_client_id: s.auth.client_id.clone(),
         model_uses_sign_in: s.auth.model_uses_sign_in,
+        max_iterations: s.runtime.limits.max_iterations,
+        session_token_budget: s.runtime.limits.session_token_budget,
+        run_wait_secs: s.runtime.limits.run_wait_secs,
+        command_timeout_secs: s.runtime.limits.command_timeout_secs,
     }
 }
 
@@ -73,6 +77,12 @@ pub fn from_wire(s: wire::Settings) -> Saved {
     runtime.llm.model = non_blank(s.model);
     runtime.inventory_path = non_blank(s.inventory_path).map(Into::into);
     runtime.import_ssh_config = s.import_ssh_config;
+    runtime.limits = nomos_agent::setup::Limits {
+        max_iterations: s.max_iterations,
+        session_token_budget: s.session_token_budget,
+        run_wait_secs: s.run_wait_secs,
+        command_timeout_secs: s.command_timeout_secs,
+    };
     Saved {
         runtime,
         auth: AuthSettings {

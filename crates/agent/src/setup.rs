@@ -23,6 +23,46 @@ pub struct RuntimeSettings {
     /// Import `Host` entries of `~/.ssh/config` as targets.
     #[serde(default = "yes")]
     pub import_ssh_config: bool,
+    /// Limits the operator changed; unset ones keep the agent's defaults.
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// The agent's limits an operator may tune (DESIGN.md I20 runaway guard, execution times).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Limits {
+    /// Model iterations in one turn before the runaway guard stops it.
+    #[serde(default)]
+    pub max_iterations: Option<u32>,
+    /// Tokens one session may spend.
+    #[serde(default)]
+    pub session_token_budget: Option<u64>,
+    /// How long `run` waits before a command continues in the background, in seconds.
+    #[serde(default)]
+    pub run_wait_secs: Option<u64>,
+    /// Hard limit for one command, in seconds.
+    #[serde(default)]
+    pub command_timeout_secs: Option<u64>,
+}
+
+impl Limits {
+    /// `base` with every limit the operator set applied (zero is ignored: it would stop
+    /// everything).
+    pub fn apply(&self, mut base: AgentConfig) -> AgentConfig {
+        if let Some(n) = self.max_iterations.filter(|n| *n > 0) {
+            base.max_iterations = n;
+        }
+        if let Some(n) = self.session_token_budget.filter(|n| *n > 0) {
+            base.session_token_budget = n;
+        }
+        if let Some(s) = self.run_wait_secs.filter(|s| *s > 0) {
+            base.run_wait = std::time::Duration::from_secs(s);
+        }
+        if let Some(s) = self.command_timeout_secs.filter(|s| *s > 0) {
+            base.command_timeout = std::time::Duration::from_secs(s);
+        }
+        base
+    }
 }
 
 fn yes() -> bool {
@@ -150,6 +190,30 @@ pub fn assemble(
         provider,
         executor: Arc::new(executor),
         inventory,
-        config,
+        config: settings.limits.apply(config),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_override_only_what_the_operator_set() {
+        let limits = Limits {
+            max_iterations: Some(7),
+            session_token_budget: Some(0),
+            run_wait_secs: None,
+            command_timeout_secs: Some(60),
+        };
+        let base = AgentConfig::default();
+        let applied = limits.apply(base.clone());
+        assert_eq!(applied.max_iterations, 7);
+        assert_eq!(
+            applied.session_token_budget, base.session_token_budget,
+            "zero is ignored"
+        );
+        assert_eq!(applied.run_wait, base.run_wait);
+        assert_eq!(applied.command_timeout, std::time::Duration::from_secs(60));
+    }
 }

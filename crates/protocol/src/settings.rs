@@ -32,6 +32,21 @@ pub struct Settings {
     /// Send the signed-in access token as the model gateway's bearer.
     #[serde(default)]
     pub model_uses_sign_in: bool,
+    /// Model iterations in one turn before the runaway guard stops it (empty: default).
+    #[serde(default)]
+    pub max_iterations: Option<u32>,
+    /// Tokens one session may spend (empty: default).
+    #[ts(type = "number | null")]
+    #[serde(default)]
+    pub session_token_budget: Option<u64>,
+    /// Seconds `run` waits before a command continues in the background (empty: default).
+    #[ts(type = "number | null")]
+    #[serde(default)]
+    pub run_wait_secs: Option<u64>,
+    /// Hard limit for one command, in seconds (empty: default).
+    #[ts(type = "number | null")]
+    #[serde(default)]
+    pub command_timeout_secs: Option<u64>,
 }
 
 /// Where sign-in stands.

@@ -171,7 +171,23 @@ oidc_client_id: string | null,
 /**
  * Send the signed-in access token as the model gateway's bearer.
  */
-model_uses_sign_in: boolean, };
+model_uses_sign_in: boolean, 
+/**
+ * Model iterations in one turn before the runaway guard stops it (empty: default).
+ */
+max_iterations: number | null, 
+/**
+ * Tokens one session may spend (empty: default).
+ */
+session_token_budget: number | null, 
+/**
+ * Seconds `run` waits before a command continues in the background (empty: default).
+ */
+run_wait_secs: number | null, 
+/**
+ * Hard limit for one command, in seconds (empty: default).
+ */
+command_timeout_secs: number | null, };
 
 export type SettingsView = { settings: Settings, 
 /**
