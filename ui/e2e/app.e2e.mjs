@@ -177,7 +177,7 @@ describe('desktop app in the real webview', () => {
     assert.ok(existsSync(settingsFile), 'settings saved next to the database');
     const text = readFileSync(settingsFile, 'utf8');
     assert.match(text, /mock-e2e/);
-    assert.doesNotMatch(text, /api[_-]?key|token|secret/i);
+    assert.doesNotMatch(text, /api[_-]?key|refresh_token|access_token|password|secret|"sk-/i);
     writeFileSync(join(artifacts, 'settings.png'), await session.screenshotPng());
     await session.execute("location.hash = '#/'");
     await session.waitFor('[data-testid="transcript"]');
