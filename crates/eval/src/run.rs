@@ -1,0 +1,424 @@
+//! Drives one manifest against the real agent: a store on disk in a temp dir, the local
+//! executor, and either the scripted model server (offline) or the model configured in the
+//! environment (live).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nomos_agent::{Agent, AgentConfig, AgentParts, setup};
+use nomos_exec::{Executor, ExecutorConfig, Inventory};
+use nomos_llm::{OpenAiConfig, OpenAiProvider, RetryPolicy};
+use nomos_mock_llm::MockServer;
+use nomos_store::{
+    Clock, DB_FILE_NAME, ExecStatus, KnowledgeKind, ManualClock, NewKnowledge, SessionId, Store,
+};
+
+use crate::EvalError;
+use crate::checks::{CallTrace, ExecTrace, Trace, TurnTrace, Verdict};
+use crate::manifest::{Manifest, Only, Turn};
+
+/// Which model answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The manifest's script, served by nomos-mock-llm over real HTTP/SSE.
+    Offline,
+    /// The provider configured in the environment; the script is ignored.
+    Live,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Offline => "offline",
+            Mode::Live => "live",
+        }
+    }
+}
+
+/// One run of one manifest.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// Each assertion (manifest order, then the implicit ones) with its verdict.
+    pub verdicts: Vec<(String, Verdict)>,
+    pub tool_calls: BTreeMap<String, usize>,
+}
+
+impl RunOutcome {
+    pub fn passed(&self) -> bool {
+        self.verdicts.iter().all(|(_, v)| v.passed)
+    }
+}
+
+/// Label of the implicit check that every operator action ran and settled.
+pub const ACTIONS_CHECK: &str = "operator actions ran";
+/// Label of the implicit offline check that the scripted model saw what it expected.
+pub const SCRIPT_CHECK: &str = "scripted model expectations";
+
+fn agent_config(m: &Manifest, mode: Mode) -> AgentConfig {
+    let mut c = match mode {
+        // Short pauses: the scripted model answers at once, so backoffs only slow CI.
+        Mode::Offline => AgentConfig {
+            empty_reply_backoff: Duration::from_millis(5),
+            model_retry: RetryPolicy {
+                max_attempts: 3,
+                base_delay: Duration::from_millis(5),
+                max_delay: Duration::from_millis(20),
+                max_retry_after: Duration::from_secs(3),
+            },
+            run_wait: Duration::from_secs(5),
+            command_timeout: Duration::from_secs(30),
+            gate_wait: Duration::from_millis(300),
+            ..AgentConfig::default()
+        },
+        Mode::Live => AgentConfig {
+            command_timeout: Duration::from_secs(120),
+            ..AgentConfig::default()
+        },
+    };
+    let o = &m.agent;
+    if let Some(ms) = o.run_wait_ms {
+        c.run_wait = Duration::from_millis(ms);
+    }
+    if let Some(ms) = o.idle_after_ms {
+        c.idle_after = Duration::from_millis(ms);
+    }
+    if let Some(ms) = o.close_after_nudge_ms {
+        c.close_after_nudge = Duration::from_millis(ms);
+    }
+    if let Some(ms) = o.gate_wait_ms {
+        c.gate_wait = Duration::from_millis(ms);
+    }
+    c
+}
+
+fn seed_fixtures(m: &Manifest, store: &Store) -> Result<(), EvalError> {
+    for e in &m.fixtures.entities {
+        store.update_entity_attributes(None, &e.slug, &e.attributes)?;
+    }
+    for k in &m.fixtures.knowledge {
+        let kind = KnowledgeKind::parse(&k.kind).ok_or_else(|| EvalError::Invalid {
+            manifest: m.name.clone(),
+            message: format!("unknown knowledge kind `{}`", k.kind),
+        })?;
+        store.upsert_knowledge(&NewKnowledge {
+            session_id: None,
+            kind,
+            slug: k.slug.clone(),
+            title: k.title.clone(),
+            body: k.body.clone(),
+            tags: k.tags.clone(),
+            about: k.about.clone(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs the manifest once. An operator action that fails is recorded (and fails the
+/// implicit actions check); only set-up failures are errors.
+pub async fn run_once(m: &Manifest, mode: Mode) -> Result<RunOutcome, EvalError> {
+    let dir = tempfile::tempdir()?;
+    let clock = m.fixtures.clock_ms.map(|ms| Arc::new(ManualClock::new(ms)));
+    let store = match &clock {
+        Some(c) => {
+            let c: Arc<dyn Clock> = c.clone();
+            Store::open_with_clock(&dir.path().join(DB_FILE_NAME), c)?
+        }
+        None => Store::open_in_dir(dir.path())?,
+    };
+    seed_fixtures(m, &store)?;
+    let config = agent_config(m, mode);
+    let (agent, server) = match mode {
+        Mode::Offline => {
+            let server = MockServer::start(m.script.clone())
+                .await
+                .map_err(EvalError::MockServer)?;
+            let provider = OpenAiProvider::new(OpenAiConfig::new(server.base_url(), "mock"), None)?;
+            let executor = Executor::new(ExecutorConfig::new(dir.path().join("exec")))?;
+            let agent = Agent::new(AgentParts {
+                store: store.clone(),
+                provider: Arc::new(provider),
+                executor: Arc::new(executor),
+                // Only this workstation: evals run real read-only commands here.
+                inventory: Inventory::with_local(),
+                config,
+            });
+            (agent, Some(server))
+        }
+        Mode::Live => {
+            let agent = setup::assemble_from_settings(
+                store.clone(),
+                dir.path(),
+                &setup::RuntimeSettings::default(),
+                &nomos_llm::ProcessEnv,
+                None,
+                config,
+            )
+            .await?;
+            (agent, None)
+        }
+    };
+    let settle_timeout = match mode {
+        Mode::Offline => Duration::from_secs(30),
+        Mode::Live => Duration::from_secs(300),
+    };
+
+    let mut events = agent.subscribe();
+    let mut session: Option<SessionId> = None;
+    let mut turns = Vec::with_capacity(m.turns.len());
+    // The newest message and execution before each turn: what comes after belongs to it.
+    let mut message_marks = Vec::with_capacity(m.turns.len());
+    let mut exec_marks = Vec::with_capacity(m.turns.len());
+    for (i, turn) in m.turns.iter().enumerate() {
+        let (msg_mark, exec_mark) = marks(&store, session)?;
+        message_marks.push(msg_mark);
+        exec_marks.push(exec_mark);
+        let mut error = perform(&agent, &mut session, turn, clock.as_deref())
+            .await
+            .err();
+        if let Some(s) = session
+            && let Err(e) = settle(&agent, s, settle_timeout, i + 1, turn).await
+        {
+            error.get_or_insert(e.to_string());
+        }
+        let mut turn_events = Vec::new();
+        while let Ok(e) = events.try_recv() {
+            turn_events.push(e);
+        }
+        let status_after = match session {
+            Some(s) => store.get_session(s)?.status.as_str().to_owned(),
+            None => "none".to_owned(),
+        };
+        turns.push(TurnTrace {
+            label: turn.label(),
+            events: turn_events,
+            status_after,
+            error,
+        });
+    }
+    let session = session.ok_or_else(|| EvalError::Invalid {
+        manifest: m.name.clone(),
+        message: "no session was started".into(),
+    })?;
+
+    let turn_of =
+        |marks: &[i64], id: i64| marks.iter().rposition(|&mark| mark < id).unwrap_or(0) + 1;
+    let messages = store.transcript(session)?.messages;
+    let calls: Vec<CallTrace> = messages
+        .iter()
+        .flat_map(|msg| msg.tool_calls.iter())
+        .map(|c| CallTrace {
+            turn: turn_of(&message_marks, c.message_id),
+            name: c.name.clone(),
+            result: c.result.clone().unwrap_or_default(),
+            is_error: c.is_error,
+        })
+        .collect();
+    let executions = store
+        .executions(session)?
+        .into_iter()
+        .map(|e| ExecTrace {
+            turn: turn_of(&exec_marks, e.id),
+            id: e.id,
+            started: e.started_at_ms.is_some(),
+            finished: e.status == ExecStatus::Finished,
+            continued: e.continued_at_ms.is_some(),
+        })
+        .collect();
+    let mut generations: Vec<i64> = store
+        .plan_history(session)?
+        .iter()
+        .map(|s| s.generation)
+        .collect();
+    generations.sort_unstable();
+    generations.dedup();
+    let mut tool_calls = BTreeMap::new();
+    for c in &calls {
+        *tool_calls.entry(c.name.clone()).or_insert(0) += 1;
+    }
+    let trace = Trace {
+        turns,
+        calls,
+        executions,
+        messages,
+        session: store.get_session(session)?,
+        generations: generations.len(),
+    };
+
+    let mut verdicts: Vec<(String, Verdict)> = m
+        .checks
+        .iter()
+        .filter(|s| {
+            matches!(
+                (s.only, mode),
+                (None, _) | (Some(Only::Offline), Mode::Offline) | (Some(Only::Live), Mode::Live)
+            )
+        })
+        .map(|s| (s.check.label(), s.check.evaluate(&trace)))
+        .collect();
+    let action_errors: Vec<String> = trace
+        .turns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            t.error
+                .as_ref()
+                .map(|e| format!("turn {} ({}): {e}", i + 1, t.label))
+        })
+        .collect();
+    verdicts.push((
+        ACTIONS_CHECK.to_owned(),
+        Verdict {
+            passed: action_errors.is_empty(),
+            reason: if action_errors.is_empty() {
+                format!("{} action(s)", trace.turns.len())
+            } else {
+                action_errors.join("; ")
+            },
+        },
+    ));
+    if let Some(server) = server {
+        let failures = server.failures();
+        verdicts.push((
+            SCRIPT_CHECK.to_owned(),
+            Verdict {
+                passed: failures.is_empty(),
+                reason: if failures.is_empty() {
+                    format!(
+                        "{} request(s), {} reply(ies) left unused",
+                        server.request_count(),
+                        server.remaining()
+                    )
+                } else {
+                    failures
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                },
+            },
+        ));
+        server.shutdown().await;
+    }
+    Ok(RunOutcome {
+        verdicts,
+        tool_calls,
+    })
+}
+
+fn marks(store: &Store, session: Option<SessionId>) -> Result<(i64, i64), EvalError> {
+    let Some(s) = session else {
+        return Ok((0, 0));
+    };
+    let msg = store
+        .transcript(s)?
+        .messages
+        .last()
+        .map(|m| m.id)
+        .unwrap_or(0);
+    let exec = store.executions(s)?.iter().map(|e| e.id).max().unwrap_or(0);
+    Ok((msg, exec))
+}
+
+async fn perform(
+    agent: &Agent,
+    session: &mut Option<SessionId>,
+    turn: &Turn,
+    clock: Option<&ManualClock>,
+) -> Result<(), String> {
+    let err = |e: nomos_agent::AgentError| format!("[{}] {e}", e.code());
+    if let Turn::Say {
+        text,
+        stop_after_ms,
+    } = turn
+    {
+        match (stop_after_ms, *session) {
+            (Some(ms), Some(s)) => {
+                let a = agent.clone();
+                let text = text.clone();
+                let send = tokio::spawn(async move { a.send(Some(s), &text).await });
+                tokio::time::sleep(Duration::from_millis(*ms)).await;
+                agent.stop(s);
+                send.await.map_err(|e| e.to_string())?.map_err(err)?;
+            }
+            (Some(_), None) => return Err("stop_after_ms needs a session (not on turn 1)".into()),
+            (None, s) => *session = Some(agent.send(s, text).await.map_err(err)?),
+        }
+        return Ok(());
+    }
+    let s = session.ok_or("no session yet")?;
+    let awaiting = || -> Result<i64, String> {
+        agent
+            .store()
+            .executions(s)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .find(|e| e.status == ExecStatus::AwaitingApproval)
+            .map(|e| e.id)
+            .ok_or_else(|| "no execution awaits approval".to_owned())
+    };
+    match turn {
+        Turn::Say { .. } => {}
+        Turn::ApprovePlan => agent.approve_plan(s).await.map_err(err)?,
+        Turn::ApproveExecution => agent.approve_execution(awaiting()?).await.map_err(err)?,
+        Turn::DenyExecution { reason } => agent
+            .deny_execution(awaiting()?, reason.as_deref())
+            .await
+            .map_err(err)?,
+        Turn::Stop => {
+            agent.stop(s);
+        }
+        Turn::Reconnect => {
+            agent.reconnect(s).await.map_err(err)?;
+        }
+        Turn::WaitMs(ms) => tokio::time::sleep(Duration::from_millis(*ms)).await,
+        Turn::AdvanceClockMs(ms) => {
+            clock.ok_or("no manual clock")?.advance(*ms);
+        }
+        Turn::SweepIdle => {
+            agent.sweep_idle().await.map_err(err)?;
+        }
+        Turn::RunContinuations => {
+            agent.continue_finished().await.map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
+/// Waits until nothing happens in the session: no turn, no running command, no result
+/// waiting. Meanwhile it ticks the continuation worker as the app's worker would (every
+/// 500 ms), so background results are delivered without a real worker loop.
+async fn settle(
+    agent: &Agent,
+    session: SessionId,
+    timeout: Duration,
+    turn: usize,
+    action: &Turn,
+) -> Result<(), EvalError> {
+    let start = Instant::now();
+    let mut last_tick = Instant::now();
+    let mut calm = 0;
+    loop {
+        if agent.is_settled(session)? {
+            calm += 1;
+            // Twice in a row: a spawned continuation may be between two states.
+            if calm >= 2 {
+                return Ok(());
+            }
+        } else {
+            calm = 0;
+        }
+        if last_tick.elapsed() >= Duration::from_millis(500) {
+            agent.continue_finished().await?;
+            last_tick = Instant::now();
+        }
+        if start.elapsed() > timeout {
+            return Err(EvalError::Timeout {
+                turn,
+                action: action.label(),
+                secs: timeout.as_secs(),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
