@@ -169,7 +169,7 @@ impl Agent {
 
     /// The operator cancelled a running execution.
     pub fn cancel_execution(&self, execution: i64) -> Result<bool, AgentError> {
-        runner::cancel_execution(self, execution)
+        runner::cancel_execution(self, execution, true)
     }
 
     /// The operator pressed Stop: the turn in flight ends at once, with no retry (I10).

@@ -211,7 +211,7 @@ async fn dispatch_parsed(
         "run" => run(agent, session, flags, call_id, args, cancel).await?,
         "cancel_execution" => {
             let id = int_arg(args, "id")?;
-            match cancel_execution(agent, id) {
+            match cancel_execution(agent, id, false) {
                 Ok(true) => ToolOutcome::ok(format!("Execution {id} cancelled.")),
                 Ok(false) => ToolOutcome::ok(format!("Execution {id} was not running or waiting.")),
                 Err(e) => ToolOutcome::error(e.to_string()),
@@ -615,7 +615,9 @@ fn resolve_target(agent: &Agent, slug: &str) -> Result<Target, ToolOutcome> {
 }
 
 /// Starts an execution and waits briefly; what is still running finishes in the background
-/// and the continuation worker resumes the session (I14).
+/// and the continuation worker resumes the session (I14). `turn_cancel` is the turn that asked
+/// for it: only then can a quick result be answered inline; an execution started by an
+/// operator's approval after that turn ended always goes through the continuation.
 async fn start_and_wait(
     agent: &Agent,
     id: i64,
@@ -634,12 +636,16 @@ async fn start_and_wait(
     if let Ok(mut running) = agent.inner.running.lock() {
         running.insert(id, handle.clone());
     }
-    let waited = match turn_cancel {
-        Some(cancel) => tokio::select! {
-            outcome = handle.wait_for(agent.inner.config.run_wait) => outcome,
-            _ = cancel.cancelled() => None,
-        },
-        None => handle.wait_for(agent.inner.config.run_wait).await,
+    let Some(cancel) = turn_cancel else {
+        // No turn is waiting: the continuation delivers the result (I14).
+        store.mark_execution_background(id)?;
+        let outcome = handle.wait().await;
+        let done = record_outcome(agent, id, &outcome)?;
+        return Ok(execution_text(&done));
+    };
+    let waited = tokio::select! {
+        outcome = handle.wait_for(agent.inner.config.run_wait) => outcome,
+        _ = cancel.cancelled() => None,
     };
     match waited {
         Some(outcome) => {
@@ -772,6 +778,12 @@ pub(crate) async fn deny_execution(
     id: i64,
     reason: Option<&str>,
 ) -> Result<(), AgentError> {
+    let status = agent.inner.store.get_execution(id)?.status;
+    if !matches!(status, ExecStatus::AwaitingApproval | ExecStatus::Queued) {
+        return Err(AgentError::NotAwaitingApproval(id));
+    }
+    // The turn that asked has ended: the denial reaches the model through the continuation.
+    agent.inner.store.mark_execution_background(id)?;
     let row = agent
         .inner
         .store
@@ -784,7 +796,13 @@ pub(crate) async fn deny_execution(
     Ok(())
 }
 
-pub(crate) fn cancel_execution(agent: &Agent, id: i64) -> Result<bool, AgentError> {
+/// Cancels a running or waiting execution. `by_operator`: the model did not ask for it, so a
+/// command that never ran is reported to the model through the continuation.
+pub(crate) fn cancel_execution(
+    agent: &Agent,
+    id: i64,
+    by_operator: bool,
+) -> Result<bool, AgentError> {
     let handle = agent
         .inner
         .running
@@ -798,6 +816,9 @@ pub(crate) fn cancel_execution(agent: &Agent, id: i64) -> Result<bool, AgentErro
     }
     let row = agent.inner.store.get_execution(id)?;
     if row.status == ExecStatus::AwaitingApproval || row.status == ExecStatus::Queued {
+        if by_operator {
+            agent.inner.store.mark_execution_background(id)?;
+        }
         let row = agent.inner.store.deny_execution(id, "cancelled")?;
         agent.emit(AgentEvent::Execution {
             session_id: row.session_id,

@@ -229,3 +229,68 @@ async fn i20_identical_calls_in_a_loop_stop_the_turn() {
     assert!(text.contains("same arguments 3 times"), "{text}");
     let _ = session;
 }
+
+#[tokio::test]
+async fn i14_an_approved_destructive_command_runs_and_its_result_reaches_the_model() {
+    let h = Harness::new(vec![
+        plan(&[("Clean a scratch file", "host:local")]),
+        run("rm -f /tmp/nomos-agent-test-approved-file-that-does-not-exist"),
+        text("Resumed with the result.").expect(Expect::LastUserContains("exit 0".into())),
+    ])
+    .await;
+    let session = h.agent.send(None, "clean it").await.unwrap();
+    h.agent.send(Some(session), "yes").await.unwrap();
+    let exec = h.store().executions(session).unwrap().remove(0);
+    assert_eq!(exec.status, ExecStatus::AwaitingApproval);
+    h.agent.approve_execution(exec.id).await.unwrap();
+    for _ in 0..100 {
+        if h.store()
+            .get_execution(exec.id)
+            .unwrap()
+            .continued_at_ms
+            .is_some()
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let exec = h.store().get_execution(exec.id).unwrap();
+    assert_eq!(exec.exit_code, Some(0), "{exec:?}");
+    assert_eq!(
+        exec.continued_via,
+        Some(nomos_store::ContinuedVia::Resume),
+        "{exec:?}"
+    );
+    h.assert_no_script_failures();
+}
+
+#[tokio::test]
+async fn i14_a_denied_command_is_reported_to_the_model() {
+    let h = Harness::new(vec![
+        plan(&[("Clean a scratch file", "host:local")]),
+        run("rm -f /tmp/nomos-agent-test-denied-file-that-does-not-exist"),
+        text("Understood, not running it.").expect(Expect::LastUserContains("cancelled".into())),
+    ])
+    .await;
+    let session = h.agent.send(None, "clean it").await.unwrap();
+    h.agent.send(Some(session), "yes").await.unwrap();
+    let exec = h.store().executions(session).unwrap().remove(0);
+    h.agent.deny_execution(exec.id, None).await.unwrap();
+    for _ in 0..100 {
+        if h.store()
+            .get_execution(exec.id)
+            .unwrap()
+            .continued_at_ms
+            .is_some()
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let exec = h.store().get_execution(exec.id).unwrap();
+    assert!(
+        exec.continued_at_ms.is_some(),
+        "the denial reached the model: {exec:?}"
+    );
+    h.assert_no_script_failures();
+}
