@@ -353,7 +353,7 @@ impl<'p> Engine<'p> {
             if paths::is_sink(&resolved) {
                 continue;
             }
-            if let Some(rule) = paths::protected_write(&resolved) {
+            if let Some(rule) = paths::protected_write_into(&resolved) {
                 self.add(
                     "write.protected",
                     Class::Destructive,

@@ -9,6 +9,19 @@ use std::borrow::Cow;
 
 /// Writing here is destructive (persistence, privilege, lock-out, boot, disks).
 const PROTECTED_WRITE: &[&str] = &[
+    // Accounts, authentication and the boot-time mount table: a bad write locks the
+    // operator out or stops the host from booting.
+    "/etc/passwd",
+    "/etc/shadow",
+    "/etc/group",
+    "/etc/gshadow",
+    "/etc/fstab",
+    "/etc/crypttab",
+    "/etc/pam.d/**",
+    "/etc/security/**",
+    "/etc/ld.so.preload",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d/**",
     "/etc/cron*",
     "/etc/cron*/**",
     "/etc/anacrontab",
@@ -263,6 +276,32 @@ pub(crate) fn is_sink(path: &str) -> bool {
 /// Is writing `pat` (a resolved path pattern) destructive?
 pub(crate) fn protected_write(pat: &str) -> Option<&'static str> {
     overlaps_any(pat, PROTECTED_WRITE)
+}
+
+/// Is writing to `pat` destructive when it may be a directory (`cp x /etc`, `mv key ~/.ssh/`)?
+/// The file that lands inside is named by the source, so any protected entry directly in the
+/// directory counts.
+pub(crate) fn protected_write_into(pat: &str) -> Option<&'static str> {
+    if let Some(rule) = protected_write(pat) {
+        return Some(rule);
+    }
+    let dir = pat.trim_end_matches('/');
+    if dir.is_empty() || dir.ends_with("/**") {
+        return None;
+    }
+    // A key dropped into any `.ssh` directory can become `authorized_keys`.
+    if dir.ends_with("/.ssh") || dir == "~/.ssh" {
+        return Some("**/.ssh/**");
+    }
+    let mut inside = String::with_capacity(dir.len() + 2);
+    inside.push_str(dir);
+    inside.push_str("/*");
+    // Only anchored patterns: `**/.bashrc` would make every directory look protected.
+    PROTECTED_WRITE
+        .iter()
+        .filter(|p| p.starts_with('/'))
+        .find(|p| overlaps(p, &inside))
+        .copied()
 }
 
 /// Does reading `pat` (a resolved path pattern) possibly disclose a secret?
