@@ -296,12 +296,22 @@ pub(crate) fn protected_write_into(pat: &str) -> Option<&'static str> {
     let mut inside = String::with_capacity(dir.len() + 2);
     inside.push_str(dir);
     inside.push_str("/*");
-    // Only anchored patterns: `**/.bashrc` would make every directory look protected.
-    PROTECTED_WRITE
+    let mut query = None;
+    let inside_lit = &inside[..inside.find(['*', '?', '[']).unwrap_or(inside.len())];
+    // Only anchored patterns: `**/.bashrc` would make every directory look protected. The
+    // literal prefixes must agree before the (costlier) glob overlap is computed.
+    compiled_for(PROTECTED_WRITE)
+        .pats
         .iter()
-        .filter(|p| p.starts_with('/'))
-        .find(|p| overlaps(p, &inside))
-        .copied()
+        .filter(|(p, ..)| {
+            p.starts_with('/') && {
+                let lit = &p[..p.find(['*', '?', '[']).unwrap_or(p.len())];
+                let n = lit.len().min(inside_lit.len());
+                lit.as_bytes()[..n] == inside_lit.as_bytes()[..n]
+            }
+        })
+        .find(|(.., toks)| overlaps_toks(toks, query.get_or_insert_with(|| compile(&inside))))
+        .map(|(p, ..)| *p)
 }
 
 /// Does reading `pat` (a resolved path pattern) possibly disclose a secret?
