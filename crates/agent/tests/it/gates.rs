@@ -243,18 +243,7 @@ async fn i14_an_approved_destructive_command_runs_and_its_result_reaches_the_mod
     let exec = h.store().executions(session).unwrap().remove(0);
     assert_eq!(exec.status, ExecStatus::AwaitingApproval);
     h.agent.approve_execution(exec.id).await.unwrap();
-    for _ in 0..100 {
-        if h.store()
-            .get_execution(exec.id)
-            .unwrap()
-            .continued_at_ms
-            .is_some()
-        {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let exec = h.store().get_execution(exec.id).unwrap();
+    let exec = h.wait_continued(exec.id).await;
     assert_eq!(exec.exit_code, Some(0), "{exec:?}");
     assert_eq!(
         exec.continued_via,
@@ -276,18 +265,7 @@ async fn i14_a_denied_command_is_reported_to_the_model() {
     h.agent.send(Some(session), "yes").await.unwrap();
     let exec = h.store().executions(session).unwrap().remove(0);
     h.agent.deny_execution(exec.id, None).await.unwrap();
-    for _ in 0..100 {
-        if h.store()
-            .get_execution(exec.id)
-            .unwrap()
-            .continued_at_ms
-            .is_some()
-        {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let exec = h.store().get_execution(exec.id).unwrap();
+    let exec = h.wait_continued(exec.id).await;
     assert!(
         exec.continued_at_ms.is_some(),
         "the denial reached the model: {exec:?}"

@@ -118,6 +118,18 @@ impl Harness {
         (r, e)
     }
 
+    /// Waits (up to 5 s) until the execution's result has been delivered to the model.
+    pub async fn wait_continued(&self, execution: i64) -> nomos_store::Execution {
+        for _ in 0..100 {
+            let row = self.store().get_execution(execution).unwrap();
+            if row.continued_at_ms.is_some() {
+                return row;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.store().get_execution(execution).unwrap()
+    }
+
     pub fn assert_no_script_failures(&self) {
         let failures = self.server.failures();
         assert!(
