@@ -30,7 +30,9 @@ pub(crate) struct TurnFlags {
 /// Largest operator message accepted (a pasted log is fine; a core dump is not).
 const MAX_OPERATOR_MESSAGE_BYTES: usize = 256 * 1024;
 
-/// Words an operator uses when the chat and the plan panel disagree (I17).
+/// Words an operator uses when the chat and the plan panel disagree (I17). Narrow on
+/// purpose: a false positive refuses `run` for the turn ("the chat says nginx is down,
+/// restart it" is an instruction, not a complaint).
 fn is_state_complaint(text: &str) -> bool {
     let t = text.to_lowercase();
     let mentions_view = [
@@ -53,11 +55,11 @@ fn is_state_complaint(text: &str) -> bool {
         "mismatch",
         "out of sync",
         "inconsistent",
-        "says",
-        "shows",
         "still shows",
+        "still says",
         "not updated",
-        "wrong",
+        "isn't updated",
+        "didn't update",
     ]
     .iter()
     .any(|w| t.contains(w));
@@ -555,3 +557,27 @@ fn system_prompt(agent: &Agent, session: &nomos_store::Session) -> String {
 
 /// Time a background worker waits between ticks when nothing woke it.
 pub(crate) const WORKER_TICK: Duration = Duration::from_millis(500);
+
+#[cfg(test)]
+mod tests {
+    use super::is_state_complaint;
+
+    #[test]
+    fn i17_complaints_about_the_panel_are_recognised_and_instructions_are_not() {
+        for t in [
+            "the plan panel still shows step 1 pending, it doesn't match the chat",
+            "Chat and panel disagree",
+            "the UI is out of sync with what you said",
+            "plan panel didn't update",
+        ] {
+            assert!(is_state_complaint(t), "{t}");
+        }
+        for t in [
+            "the chat says nginx is down, restart it",
+            "show me the panel of disks",
+            "what's wrong with the screen session on web-01?",
+        ] {
+            assert!(!is_state_complaint(t), "{t}");
+        }
+    }
+}
