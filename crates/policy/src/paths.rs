@@ -295,23 +295,75 @@ pub(crate) fn protected_write_into(pat: &str) -> Option<&'static str> {
     }
     let mut inside = String::with_capacity(dir.len() + 2);
     inside.push_str(dir);
-    inside.push_str("/*");
+    // `**`, not `*`: the landing name comes from the source and may start with a dot.
+    inside.push_str("/**");
+    let literal = !has_meta(dir);
     let mut query = None;
     let inside_lit = &inside[..inside.find(['*', '?', '[']).unwrap_or(inside.len())];
     // Only anchored patterns: `**/.bashrc` would make every directory look protected. The
-    // literal prefixes must agree before the (costlier) glob overlap is computed.
+    // literal prefixes must agree before the (costlier) glob checks run.
     compiled_for(PROTECTED_WRITE)
         .pats
         .iter()
-        .filter(|(p, ..)| {
-            p.starts_with('/') && {
-                let lit = &p[..p.find(['*', '?', '[']).unwrap_or(p.len())];
-                let n = lit.len().min(inside_lit.len());
-                lit.as_bytes()[..n] == inside_lit.as_bytes()[..n]
+        .filter(|p| p.text.starts_with('/') && p.prefix_agrees(inside_lit))
+        .find(|Pat { toks, .. }| {
+            if literal {
+                // A literal directory: run the automaton over `dir/` and ask whether one
+                // more path component can reach acceptance (no glob intersection needed).
+                run_small(toks, &inside[..inside.len() - 2])
+                    .map(|set| set != 0 && accepts_component(toks, set))
+                    .unwrap_or_else(|| {
+                        overlaps_toks(toks, query.get_or_insert_with(|| compile(&inside)))
+                    })
+            } else {
+                overlaps_toks(toks, query.get_or_insert_with(|| compile(&inside)))
             }
         })
-        .find(|(.., toks)| overlaps_toks(toks, query.get_or_insert_with(|| compile(&inside))))
-        .map(|(p, ..)| *p)
+        .map(|p| p.text)
+}
+
+/// From the automaton states `set`, can a run of characters without `/` reach acceptance?
+fn accepts_component(toks: &[Tok], set: u128) -> bool {
+    let n = toks.len();
+    let mut reach = close_small(toks, set);
+    loop {
+        let mut next = reach;
+        let mut bits = reach;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if i >= n {
+                continue;
+            }
+            let steps = match &toks[i] {
+                Tok::Char(c) => *c != '/',
+                Tok::One | Tok::Star | Tok::DStar | Tok::Class(..) => true,
+            };
+            if steps {
+                next |= 1 << (i + 1);
+            }
+        }
+        let next = close_small(toks, next);
+        if next == reach {
+            return reach & (1 << n) != 0;
+        }
+        reach = next;
+    }
+}
+
+/// `*` and `**` may match nothing; `**/` may match no directory.
+fn close_small(toks: &[Tok], mut set: u128) -> u128 {
+    for i in 0..toks.len() {
+        if set & (1 << i) != 0 {
+            if matches!(toks[i], Tok::Star | Tok::DStar) {
+                set |= 1 << (i + 1);
+            }
+            if matches!(toks[i], Tok::DStar) && matches!(toks.get(i + 1), Some(Tok::Char('/'))) {
+                set |= 1 << (i + 2);
+            }
+        }
+    }
+    set
 }
 
 /// Does reading `pat` (a resolved path pattern) possibly disclose a secret?
@@ -339,7 +391,10 @@ pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
         return SECRET_READ
             .iter()
             .filter_map(|p| p.strip_prefix("**/").map(|b| (p, b)))
-            .find(|(_, b)| !b.contains('/') && overlaps(b, name))
+            // `find -name` (where this form comes from) also matches dot files.
+            .find(|(_, b)| {
+                !b.contains('/') && overlaps_toks_with(&compile(b), &compile(name), false)
+            })
             .map(|(p, _)| *p);
     }
     overlaps_any(pat, SECRET_READ)
@@ -363,14 +418,10 @@ pub(crate) fn secret_under(dir: &str) -> Option<&'static str> {
     let c = compiled_for(SECRET_DIRS);
     c.pats
         .iter()
-        .filter(|(p, ..)| {
-            // Cheap reject: the literal prefixes must agree where both are defined.
-            let lit = &p[..p.find(['*', '?', '[']).unwrap_or(p.len())];
-            let n = lit.len().min(trimmed.len());
-            lit.as_bytes()[..n] == trimmed.as_bytes()[..n]
-        })
-        .find(|(.., toks)| alive_after(toks, trimmed) && alive_after_slash(toks, trimmed))
-        .map(|(p, ..)| *p)
+        // Cheap reject first: the literal prefixes must agree where both are defined.
+        .filter(|p| p.prefix_agrees(trimmed))
+        .find(|p| alive_after(&p.toks, trimmed) && alive_after_slash(&p.toks, trimmed))
+        .map(|p| p.text)
 }
 
 fn alive_after(toks: &[Tok], text: &str) -> bool {
@@ -386,7 +437,26 @@ fn alive_after_slash(toks: &[Tok], dir: &str) -> bool {
 
 /// A pattern list prepared for fast checks against literal paths.
 struct Compiled {
-    pats: Vec<(&'static str, &'static str, u64, Vec<Tok>)>,
+    pats: Vec<Pat>,
+}
+
+/// One pattern with what the fast paths need, computed once.
+struct Pat {
+    text: &'static str,
+    /// The literal characters before the first metacharacter.
+    prefix: &'static str,
+    /// The longest literal run, and its byte-pair set.
+    needle: &'static str,
+    bits: u64,
+    toks: Vec<Tok>,
+}
+
+impl Pat {
+    /// Can this pattern and a path starting with literal `lit` agree on their prefixes?
+    fn prefix_agrees(&self, lit: &str) -> bool {
+        let n = self.prefix.len().min(lit.len());
+        self.prefix.as_bytes()[..n] == lit.as_bytes()[..n]
+    }
 }
 
 impl Compiled {
@@ -395,8 +465,14 @@ impl Compiled {
             pats: list
                 .iter()
                 .map(|p| {
-                    let n = needle(p);
-                    (*p, n, bigrams(n), compile(p))
+                    let needle = needle(p);
+                    Pat {
+                        text: p,
+                        prefix: &p[..p.find(['*', '?', '[']).unwrap_or(p.len())],
+                        needle,
+                        bits: bigrams(needle),
+                        toks: compile(p),
+                    }
                 })
                 .collect(),
         }
@@ -435,20 +511,23 @@ fn compiled_for(list: &[&'static str]) -> &'static Compiled {
 fn overlaps_any(pat: &str, list: &[&'static str]) -> Option<&'static str> {
     let c = compiled_for(list);
     if has_meta(pat) {
-        let q = compile(pat);
+        // Two patterns can only overlap if their literal prefixes agree.
+        let lit = &pat[..pat.find(['*', '?', '[', '\\']).unwrap_or(pat.len())];
+        let mut q = None;
         return c
             .pats
             .iter()
-            .find(|(_, _, _, toks)| overlaps_toks(toks, &q))
-            .map(|(p, ..)| *p);
+            .filter(|p| p.prefix_agrees(lit))
+            .find(|p| overlaps_toks(&p.toks, q.get_or_insert_with(|| compile(pat))))
+            .map(|p| p.text);
     }
     let bits = bigrams(pat);
-    for (p, needle, nbits, toks) in &c.pats {
-        if nbits & bits != *nbits || !pat.contains(needle) {
+    for p in &c.pats {
+        if p.bits & bits != p.bits || !pat.contains(p.needle) {
             continue;
         }
-        if match_toks(toks, pat) {
-            return Some(p);
+        if match_toks(&p.toks, pat) {
+            return Some(p.text);
         }
     }
     None
@@ -652,20 +731,7 @@ fn run_small(toks: &[Tok], text: &str) -> Option<u128> {
     if n >= 127 {
         return None;
     }
-    let close = |mut set: u128| -> u128 {
-        for i in 0..n {
-            if set & (1 << i) != 0 {
-                if matches!(toks[i], Tok::Star | Tok::DStar) {
-                    set |= 1 << (i + 1);
-                }
-                if matches!(toks[i], Tok::DStar) && matches!(toks.get(i + 1), Some(Tok::Char('/')))
-                {
-                    set |= 1 << (i + 2);
-                }
-            }
-        }
-        set
-    };
+    let close = |set: u128| close_small(toks, set);
     let mut cur = close(1);
     for c in text.chars() {
         let mut next = 0u128;
@@ -748,54 +814,78 @@ impl Glob {
 }
 
 /// Could some path match both patterns?
-pub(crate) fn overlaps(a: &str, b: &str) -> bool {
+#[cfg(test)]
+fn overlaps(a: &str, b: &str) -> bool {
     overlaps_toks(&compile(a), &compile(b))
 }
 
+/// Can some path match both `ta` (a list pattern) and `tb` (a query pattern)? The query
+/// follows shell globbing: a wildcard at the start of a name never matches a leading `.`
+/// (`/root/*` is not `/root/.bashrc`); list patterns and `**` have no such rule.
 fn overlaps_toks(ta: &[Tok], tb: &[Tok]) -> bool {
+    overlaps_toks_with(ta, tb, true)
+}
+
+/// [`overlaps_toks`], with the leading-dot rule for the query switched by `shell`.
+fn overlaps_toks_with(ta: &[Tok], tb: &[Tok], shell: bool) -> bool {
     let (na, nb) = (ta.len(), tb.len());
-    let idx = |i: usize, j: usize| i * (nb + 1) + j;
-    let mut seen = vec![false; (na + 1) * (nb + 1)];
-    let mut stack = vec![(0usize, 0usize)];
-    while let Some((i, j)) = stack.pop() {
-        if seen[idx(i, j)] {
+    // State: position in each pattern, and whether the next character starts a name.
+    let idx = |i: usize, j: usize, at: bool| ((i * (nb + 1) + j) << 1) | usize::from(at);
+    let mut seen = vec![false; (na + 1) * (nb + 1) * 2];
+    let mut stack = vec![(0usize, 0usize, true)];
+    while let Some((i, j, at)) = stack.pop() {
+        if seen[idx(i, j, at)] {
             continue;
         }
-        seen[idx(i, j)] = true;
+        seen[idx(i, j, at)] = true;
         if i == na && j == nb {
             return true;
         }
-        let push = |i: usize, j: usize, stack: &mut Vec<(usize, usize)>| {
-            if !seen[idx(i, j)] {
-                stack.push((i, j));
+        let push = |i: usize, j: usize, at: bool, stack: &mut Vec<(usize, usize, bool)>| {
+            if !seen[idx(i, j, at)] {
+                stack.push((i, j, at));
             }
         };
         // Epsilon moves.
         if i < na && matches!(ta[i], Tok::Star | Tok::DStar) {
-            push(i + 1, j, &mut stack);
+            push(i + 1, j, at, &mut stack);
         }
-        if i < na && ta[i] == Tok::DStar && matches!(ta.get(i + 1), Some(Tok::Char('/'))) {
-            push(i + 2, j, &mut stack);
+        // `**/` may match no directory, but only where a name starts.
+        if at && i < na && ta[i] == Tok::DStar && matches!(ta.get(i + 1), Some(Tok::Char('/'))) {
+            push(i + 2, j, at, &mut stack);
         }
         if j < nb && matches!(tb[j], Tok::Star | Tok::DStar) {
-            push(i, j + 1, &mut stack);
+            push(i, j + 1, at, &mut stack);
         }
-        if j < nb && tb[j] == Tok::DStar && matches!(tb.get(j + 1), Some(Tok::Char('/'))) {
-            push(i, j + 2, &mut stack);
+        if at && j < nb && tb[j] == Tok::DStar && matches!(tb.get(j + 1), Some(Tok::Char('/'))) {
+            push(i, j + 2, at, &mut stack);
+        }
+        if i >= na || j >= nb || !toks_intersect(&ta[i], &tb[j]) {
+            continue;
         }
         // Consume one common character.
-        if i < na && j < nb && toks_intersect(&ta[i], &tb[j]) {
-            let ni = if matches!(ta[i], Tok::Star | Tok::DStar) {
-                i
-            } else {
-                i + 1
-            };
-            let nj = if matches!(tb[j], Tok::Star | Tok::DStar) {
-                j
-            } else {
-                j + 1
-            };
-            push(ni, nj, &mut stack);
+        let shell_wild = shell && matches!(tb[j], Tok::Star | Tok::One | Tok::Class(..));
+        if at && shell_wild && ta[i] == Tok::Char('.') {
+            continue;
+        }
+        let ni = if matches!(ta[i], Tok::Star | Tok::DStar) {
+            i
+        } else {
+            i + 1
+        };
+        let nj = if matches!(tb[j], Tok::Star | Tok::DStar) {
+            j
+        } else {
+            j + 1
+        };
+        match (&ta[i], &tb[j]) {
+            (Tok::Char(c), _) | (_, Tok::Char(c)) => push(ni, nj, *c == '/', &mut stack),
+            (Tok::DStar, Tok::DStar) => {
+                push(ni, nj, true, &mut stack);
+                push(ni, nj, false, &mut stack);
+            }
+            // Every other pair excludes `/`.
+            _ => push(ni, nj, false, &mut stack),
         }
     }
     false
@@ -839,6 +929,15 @@ mod tests {
         assert!(!overlaps("/var/log/**", "/etc/shadow"));
         assert!(overlaps("/home/*/.ssh/**", "/home/**"));
         assert!(!overlaps("/home/*/.ssh/**", "/var/log/**"));
+        // Shell globs in the query never match a leading dot; list patterns and `**` do.
+        assert!(!overlaps("**/.gnupg/**", "/sys/class/net/*/operstate"));
+        assert!(!overlaps("/root/.bashrc", "/root/*"));
+        assert!(!overlaps("/root/.bashrc", "/root/[.]bashrc"));
+        assert!(overlaps("/root/.bashrc", "/root/.*"));
+        assert!(overlaps("/root/.bashrc", "/root/**"));
+        assert!(overlaps("**/*.key", "/etc/ssl/*"));
+        assert!(overlaps("/etc/shadow", "/etc/*shadow"));
+        assert!(overlaps("/home/*/.ssh/**", "/home/*/.ssh/*"));
     }
 
     #[test]
