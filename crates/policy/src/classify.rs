@@ -53,6 +53,8 @@ pub(crate) struct Engine<'p> {
     /// Path pattern of what the previous pipeline stage prints (find → xargs).
     pub stdin_paths: Option<String>,
     pub stdout_paths: Option<String>,
+    /// The current command never prints what it reads (see `Effects::quiet`).
+    quiet_reads: bool,
 }
 
 /// Classifies `command` against `policy`.
@@ -85,6 +87,7 @@ impl<'p> Engine<'p> {
             sh_mode: false,
             stdin_paths: None,
             stdout_paths: None,
+            quiet_reads: false,
         }
     }
 
@@ -252,7 +255,14 @@ impl<'p> Engine<'p> {
         match w.parts.first() {
             None => false,
             Some(Part::Lit(s)) => s.starts_with('-'),
-            Some(Part::Glob(_)) => true,
+            // `[s]shd` cannot expand to an option; `*` and `[!x]` can.
+            Some(Part::Glob(g)) => match g.strip_prefix('[') {
+                Some(class) => {
+                    let body = class.split(']').next().unwrap_or("");
+                    body.is_empty() || body.starts_with(['!', '^']) || body.contains('-')
+                }
+                None => true,
+            },
             Some(Part::Tilde(_) | Part::ProcSub { .. }) => false,
             Some(Part::Param { name, plain, .. }) => match (name.as_str(), *plain) {
                 ("HOME" | "PWD" | "?" | "#" | "$" | "!", _) => false,
@@ -296,7 +306,11 @@ impl<'p> Engine<'p> {
         for p in pats {
             let p = Self::strip_host(p);
             let resolved = paths::resolve(p, self.cwd.as_deref());
-            let hit = if recursive {
+            // A literal secret path always asks; a broad one only when contents are shown.
+            if self.quiet_reads && paths::has_meta(&resolved) {
+                continue;
+            }
+            let hit = if recursive && !self.quiet_reads {
                 paths::secret_under(&resolved)
             } else {
                 paths::secret_read(&resolved)
@@ -1004,6 +1018,25 @@ impl<'p> Engine<'p> {
     }
 
     fn run_spec(&mut self, spec: &'p CmdSpec, words: &[Word], off: usize, ao: &mut ArgvOut) {
+        // `CMD --help` / `CMD --version` of a known program prints and exits (getopt_long
+        // and cobra both handle it before doing anything).
+        if let [_, w] = words
+            && matches!(w.literal(), Some("--help" | "--version"))
+        {
+            self.add(
+                format!("spec.{}.help", spec.id),
+                Class::ReadOnly,
+                w.span,
+                format!("prints the usage or version of `{}`", spec.id),
+            );
+            return;
+        }
+        let outer_quiet = std::mem::replace(&mut self.quiet_reads, false);
+        self.run_spec_inner(spec, words, off, ao);
+        self.quiet_reads = outer_quiet;
+    }
+
+    fn run_spec_inner(&mut self, spec: &'p CmdSpec, words: &[Word], off: usize, ao: &mut ArgvOut) {
         if let Some(h) = spec.handler
             && h.is_full()
         {
@@ -1021,6 +1054,11 @@ impl<'p> Engine<'p> {
                 return;
             }
         };
+        // A dry run or a count/list-only mode shows no file contents.
+        self.quiet_reads = parsed
+            .occ
+            .iter()
+            .any(|o| o.opt.effects.quiet || o.opt.effects.dryrun);
         self.apply_parsed(&parsed, words);
         for s in &parsed.path {
             if let Some(h) = s.handler {
@@ -1138,6 +1176,9 @@ impl<'p> Engine<'p> {
 
         if !dry {
             for p in &leaf.protect {
+                if !p.with_options.is_empty() && !p.with_options.iter().any(|id| parsed.has(id)) {
+                    continue;
+                }
                 for &idx in ops {
                     let w = &words[idx];
                     let hit = match w.literal() {

@@ -43,6 +43,12 @@ pub(crate) enum Handler {
     Rsync,
     SshOpts,
     Service,
+    Parted,
+    SubAsCommand,
+    Python,
+    Php,
+    Psql,
+    Mysql,
     // Full handlers (no generic option parsing).
     Find,
     Kill,
@@ -53,6 +59,8 @@ pub(crate) enum Handler {
     Command,
     Exec,
     Test,
+    Sqlite,
+    Redis,
 }
 
 impl Handler {
@@ -87,6 +95,14 @@ impl Handler {
             "rsync" => Self::Rsync,
             "ssh_opts" => Self::SshOpts,
             "service" => Self::Service,
+            "parted" => Self::Parted,
+            "sub_as_command" => Self::SubAsCommand,
+            "python" => Self::Python,
+            "php" => Self::Php,
+            "psql" => Self::Psql,
+            "mysql" => Self::Mysql,
+            "sqlite" => Self::Sqlite,
+            "redis" => Self::Redis,
             "find" => Self::Find,
             "kill" => Self::Kill,
             "cd" => Self::Cd,
@@ -113,6 +129,8 @@ impl Handler {
                 | Self::Command
                 | Self::Exec
                 | Self::Test
+                | Self::Sqlite
+                | Self::Redis
         )
     }
 
@@ -134,6 +152,8 @@ impl Handler {
             Self::Command => command(e, spec, words, off, ao),
             Self::Exec => exec(e, spec, words, off, ao),
             Self::Test => test(e, spec, words),
+            Self::Sqlite => crate::dbclients::sqlite(e, spec, words),
+            Self::Redis => crate::dbclients::redis(e, spec, words),
             _ => {}
         }
     }
@@ -180,6 +200,17 @@ impl Handler {
             }
             Self::Printf => printf(e, p, words),
             Self::Service => service(e, p, words),
+            Self::Parted => parted(e, p, words),
+            Self::Python => python(e, p, words),
+            Self::Php => php(e, p, words),
+            // A multi-call binary (`k3s kubectl …`): the subcommand is the program.
+            Self::SubAsCommand => {
+                if let Some(&i) = p.sub_words.last() {
+                    e.argv(&words[i..], off + i, ao);
+                }
+            }
+            Self::Psql => crate::dbclients::psql(e, p, words),
+            Self::Mysql => crate::dbclients::mysql(e, p, words),
             Self::Read => read(e, p, words),
             Self::Getent => getent(e, p, words),
             Self::DockerRun => docker_run(e, p, words),
@@ -194,11 +225,11 @@ impl Handler {
     }
 }
 
-fn span0(words: &[Word]) -> Span {
+pub(crate) fn span0(words: &[Word]) -> Span {
     words.first().map(|w| w.span).unwrap_or_default()
 }
 
-fn spec_finding(e: &mut Engine<'_>, spec: &CmdSpec, class: Class, span: Span) {
+pub(crate) fn spec_finding(e: &mut Engine<'_>, spec: &CmdSpec, class: Class, span: Span) {
     e.add(
         format!("spec.{}", spec.id),
         class,
@@ -799,6 +830,15 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
                         "`--output` target is the next word",
                     ),
                 },
+                // Comparing two paths outside a repository: external diff and textconv
+                // are already off; the paths are reads.
+                "--no-index" if words[sw].literal() == Some("diff") => {
+                    for x in &words[sw + 1..] {
+                        if !matches!(x.parts.first(), Some(Part::Lit(s)) if s.starts_with('-')) {
+                            e.read_target(x, false);
+                        }
+                    }
+                }
                 "--ext-diff"
                 | "--textconv"
                 | "--no-index"
@@ -1437,14 +1477,113 @@ fn less(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
     }
     for &i in &p.operands {
         let w = &words[i];
-        if !matches!(w.parts.first(), Some(Part::Lit(s)) if s.starts_with('+')) {
-            e.read_target(w, false);
+        match w.parts.first() {
+            Some(Part::Lit(s)) if s.starts_with('+') => {
+                // Start-up commands: only movement and search. Secure mode already disables
+                // `!`, `|` and `v`, but nothing else needs to be trusted to it.
+                let cmd = s.trim_start_matches('+');
+                let safe = w.literal().is_some()
+                    && (matches!(cmd, "" | "G" | "g" | "F" | "R")
+                        || cmd.bytes().all(|b| b.is_ascii_digit())
+                        || cmd.starts_with(['/', '?']));
+                if !safe {
+                    e.fail(
+                        "unknown.less",
+                        w.span,
+                        "less start-up commands other than movement and search are not modelled",
+                    );
+                }
+            }
+            _ => e.read_target(w, false),
         }
     }
     // Secure mode: no shell escapes, editors, log files or input preprocessors.
     for ins in ["env", "LESSSECURE=1", "LESSOPEN=", "LESSCLOSE="] {
         ao.inserts.push((off, ins.to_owned()));
     }
+}
+
+/// `parted [DEVICE [COMMAND…]]`: read-only only when every command prints. parted accepts
+/// unique prefixes of its commands, so anything outside the list changes the disk.
+fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    const UNITS: &[&str] = &[
+        "s", "B", "kB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "%", "cyl", "chs", "compact",
+    ];
+    let is_prefix = |w: &str, full: &str, min: usize| w.len() >= min && full.starts_with(w);
+    for &i in p.operands.iter().skip(1) {
+        let w = &words[i];
+        let ok = w.literal().is_some_and(|l| {
+            is_prefix(l, "print", 1)
+                || is_prefix(l, "unit", 1)
+                || is_prefix(l, "help", 1)
+                || is_prefix(l, "version", 1)
+                || is_prefix(l, "quit", 1)
+                || matches!(l, "free" | "all" | "list" | "devices")
+                || UNITS.contains(&l)
+        });
+        if !ok {
+            e.add(
+                "spec.parted.edit",
+                Class::Destructive,
+                w.span,
+                "parted commands other than `print` edit the partition table",
+            );
+            return;
+        }
+    }
+}
+
+/// `python3 --version` and `python3 -m json.tool [IN [OUT]]`; any other program is code.
+fn python(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    if p.has("--version") || p.has("--help") {
+        return;
+    }
+    let module = p.values("-m").next().map(|o| o.value.literal());
+    match module {
+        Some(Some("json.tool" | "json")) => {
+            if let Some(&i) = p.operands.first() {
+                e.read_target(&words[i], false);
+            }
+            if let Some(&o) = p.operands.get(1) {
+                e.write_target(&words[o], "`json.tool` writes");
+            }
+        }
+        _ => e.fail(
+            "unknown.interpreter",
+            span0(words),
+            "a Python program can do anything",
+        ),
+    }
+}
+
+/// PHP information and lint modes; running a script or code is unknown.
+fn php(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    const INFO: &[&str] = &[
+        "--version",
+        "--info",
+        "--modules",
+        "--ini",
+        "--help",
+        "--rf",
+        "--rc",
+        "--re",
+        "--rz",
+        "--ri",
+    ];
+    if INFO.iter().any(|id| p.has(id)) && p.operands.is_empty() {
+        return;
+    }
+    if p.has("--syntax-check") || p.has("--syntax-highlight") || p.has("--strip") {
+        for &i in &p.operands {
+            e.read_target(&words[i], false);
+        }
+        return;
+    }
+    e.fail(
+        "unknown.interpreter",
+        span0(words),
+        "a PHP script can do anything",
+    );
 }
 
 fn printf(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
@@ -1577,8 +1716,11 @@ fn rsync(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         return;
     }
     let recursive = p.has("--recursive") || p.has("--archive");
-    for &i in &ops[..ops.len() - 1] {
-        e.read_target(&words[i], recursive);
+    // A dry run compares metadata; it copies nothing anywhere.
+    if !dry {
+        for &i in &ops[..ops.len() - 1] {
+            e.read_target(&words[i], recursive);
+        }
     }
     if !dry {
         e.write_target(&words[ops[ops.len() - 1]], "`rsync` writes into");
@@ -1614,28 +1756,39 @@ fn service(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         .get(1)
         .map(|&i| (words[i].literal(), words[i].span));
     let Some((action, span)) = action else { return };
-    let class = match action {
-        Some("status") => return,
-        Some(
-            "start" | "restart" | "reload" | "force-reload" | "try-restart" | "condrestart"
-            | "reload-or-restart",
-        ) => Class::ConfigMutation,
-        Some("stop") => {
-            if unit.is_none_or(|u| LOCKOUT_UNITS.contains(&u.trim_end_matches(".service"))) {
-                Class::Destructive
-            } else {
-                Class::ConfigMutation
+    // Restarting the network stack can drop the operator's own session.
+    let network = unit.is_some_and(|u| {
+        matches!(
+            u.trim_end_matches(".service"),
+            "networking" | "network" | "systemd-networkd" | "NetworkManager" | "network-manager"
+        )
+    });
+    let class =
+        match action {
+            Some("status") => return,
+            Some(
+                "restart" | "force-reload" | "try-restart" | "condrestart" | "reload-or-restart",
+            ) if network || unit.is_none() => Class::Destructive,
+            Some(
+                "start" | "restart" | "reload" | "force-reload" | "try-restart" | "condrestart"
+                | "reload-or-restart",
+            ) => Class::ConfigMutation,
+            Some("stop") => {
+                if unit.is_none_or(|u| LOCKOUT_UNITS.contains(&u.trim_end_matches(".service"))) {
+                    Class::Destructive
+                } else {
+                    Class::ConfigMutation
+                }
             }
-        }
-        _ => {
-            e.fail(
-                "unknown.service",
-                span,
-                "this service action is not modelled",
-            );
-            return;
-        }
-    };
+            _ => {
+                e.fail(
+                    "unknown.service",
+                    span,
+                    "this service action is not modelled",
+                );
+                return;
+            }
+        };
     e.add("spec.service.action", class, span, "changes service state");
 }
 

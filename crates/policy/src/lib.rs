@@ -9,6 +9,7 @@
 //! The crate is pure: no I/O, no clock, no environment.
 
 mod classify;
+mod dbclients;
 mod decision;
 mod handlers;
 mod ir;
@@ -17,6 +18,7 @@ mod opts;
 mod paths;
 mod scripts;
 mod spec;
+mod sql;
 
 use std::sync::OnceLock;
 
@@ -37,6 +39,7 @@ const DEFAULT_SPECS: &[(&str, &str)] = &[
     ("containers.toml", include_str!("../specs/containers.toml")),
     ("vcs.toml", include_str!("../specs/vcs.toml")),
     ("transfer.toml", include_str!("../specs/transfer.toml")),
+    ("services.toml", include_str!("../specs/services.toml")),
 ];
 
 impl Policy {

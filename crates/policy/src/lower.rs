@@ -521,6 +521,16 @@ impl Lowerer {
                     // After the command name `a=b` is an ordinary argument.
                     ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w)
                     | ast::CommandPrefixOrSuffixItem::Word(w) => {
+                        // Brace expansion of plain arguments is modelled by doing it here:
+                        // `cp f{,.bak}` is classified (and run) as `cp f f.bak`.
+                        if let Some(list) = expand_braces(&w.value) {
+                            let span = self.map.span(w.loc.as_ref());
+                            note(span);
+                            for raw in list {
+                                words.push(self.decode(&raw, span, true)?);
+                            }
+                            continue;
+                        }
                         let w = self.word(w)?;
                         note(w.span);
                         words.push(w);
@@ -1329,6 +1339,117 @@ fn bracket_len(s: &str) -> Option<usize> {
     None
 }
 
+/// Most words one argument may expand to; more is treated as unmodelled.
+const MAX_BRACE_WORDS: usize = 64;
+
+/// Bash brace expansion of an argument with no quoting or expansions: `a{b,c}d`,
+/// `{1..5}`, `{a..e}`, nested groups. `None` when the word has no brace expression (or one
+/// that is not plain), so that the lexer's fail-closed check still applies.
+pub(crate) fn expand_braces(raw: &str) -> Option<Vec<String>> {
+    if raw.contains(['$', '`', '\\', '\'', '"']) || !raw.contains('{') {
+        return None;
+    }
+    let mut out = Vec::new();
+    expand_into(raw, &mut out, 0)?;
+    (out.len() > 1 && out.len() <= MAX_BRACE_WORDS).then_some(out)
+}
+
+fn expand_into(raw: &str, out: &mut Vec<String>, depth: usize) -> Option<()> {
+    if depth > 8 || out.len() > MAX_BRACE_WORDS {
+        return None;
+    }
+    let b = raw.as_bytes();
+    // The first `{` whose group has a top-level comma or is a sequence.
+    let mut open = 0;
+    while let Some(rel) = raw[open..].find('{') {
+        let start = open + rel;
+        let mut level = 0;
+        let mut end = None;
+        let mut commas = Vec::new();
+        for (k, &c) in b.iter().enumerate().skip(start) {
+            match c {
+                b'{' => level += 1,
+                b'}' => {
+                    level -= 1;
+                    if level == 0 {
+                        end = Some(k);
+                        break;
+                    }
+                }
+                b',' if level == 1 => commas.push(k),
+                _ => {}
+            }
+        }
+        let end = end?;
+        let (pre, body, post) = (&raw[..start], &raw[start + 1..end], &raw[end + 1..]);
+        let alts: Vec<String> = if !commas.is_empty() {
+            let mut alts = Vec::new();
+            let mut from = start + 1;
+            for &c in &commas {
+                alts.push(raw[from..c].to_owned());
+                from = c + 1;
+            }
+            alts.push(raw[from..end].to_owned());
+            alts
+        } else if let Some(seq) = sequence(body) {
+            seq
+        } else {
+            open = start + 1;
+            continue;
+        };
+        for a in alts {
+            expand_into(&format!("{pre}{a}{post}"), out, depth + 1)?;
+        }
+        return Some(());
+    }
+    out.push(raw.to_owned());
+    Some(())
+}
+
+/// `{1..5}`, `{05..10..5}`, `{a..e}`.
+fn sequence(body: &str) -> Option<Vec<String>> {
+    let mut it = body.split("..");
+    let (a, z) = (it.next()?, it.next()?);
+    let step: i64 = match it.next() {
+        Some(s) => s.parse().ok()?,
+        None => 1,
+    };
+    if it.next().is_some() || step == 0 {
+        return None;
+    }
+    let step = step.unsigned_abs() as usize;
+    if let (Ok(x), Ok(y)) = (a.parse::<i64>(), z.parse::<i64>()) {
+        let width = if a.starts_with('0') || z.starts_with('0') {
+            a.len().max(z.len())
+        } else {
+            0
+        };
+        let n = (x.abs_diff(y) as usize) / step + 1;
+        if n > MAX_BRACE_WORDS {
+            return None;
+        }
+        let dir = if y >= x { 1 } else { -1 };
+        return Some(
+            (0..n)
+                .map(|k| format!("{:0width$}", x + dir * (k * step) as i64, width = width))
+                .collect(),
+        );
+    }
+    let (mut ca, mut cz) = (a.chars(), z.chars());
+    match (ca.next(), ca.next(), cz.next(), cz.next()) {
+        (Some(x), None, Some(y), None) if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() => {
+            let (x, y) = (x as u8, y as u8);
+            let range: Vec<u8> = if x <= y {
+                (x..=y).step_by(step).collect()
+            } else {
+                (y..=x).rev().step_by(step).collect()
+            };
+            Some(range.into_iter().map(|c| (c as char).to_string()).collect())
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -1359,8 +1480,27 @@ mod tests {
     #[test]
     fn brace_expansion_is_rejected() {
         assert!(Lowerer::lower("{rm,-f,x}", 0, false, None).is_err());
-        assert!(Lowerer::lower("echo a{1..3}", 0, false, None).is_err());
         assert!(Lowerer::lower("find . -exec ls {} +", 0, false, None).is_ok());
+        // Quoted or expanding braces stay unmodelled.
+        assert!(Lowerer::lower("echo \"$x\"{a,b}", 0, false, None).is_err());
+    }
+
+    #[test]
+    fn plain_brace_expansion_is_done_here() {
+        let ex = |s: &str| expand_braces(s);
+        assert_eq!(ex("f{,.bak}").unwrap(), ["f", "f.bak"]);
+        assert_eq!(
+            ex("/etc/{hosts,hostname}").unwrap(),
+            ["/etc/hosts", "/etc/hostname"]
+        );
+        assert_eq!(ex("a{1..3}").unwrap(), ["a1", "a2", "a3"]);
+        assert_eq!(ex("{05..1..2}").unwrap(), ["05", "03", "01"]);
+        assert_eq!(ex("{c..a}").unwrap(), ["c", "b", "a"]);
+        assert_eq!(ex("x{a,b{1,2}}").unwrap(), ["xa", "xb1", "xb2"]);
+        assert_eq!(ex("{}"), None);
+        assert_eq!(ex("{a}"), None);
+        assert_eq!(ex("{1..1000}"), None);
+        assert_eq!(ex("'{a,b}'"), None);
     }
 
     #[test]

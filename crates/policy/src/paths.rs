@@ -152,7 +152,11 @@ const SECRET_READ: &[&str] = &[
     "**/privkey*.pem",
     "**/privkey",
     "**/*.privkey",
-    "**/*-key.pem",
+    "**/*key.pem",
+    "/var/lib/rancher/k3s/server/**",
+    "/etc/rancher/k3s/k3s.yaml",
+    "**/node-token",
+    "/etc/kubernetes/*.conf",
     "**/*.keyring",
     "**/*.p12",
     "**/*.pfx",
@@ -513,11 +517,13 @@ fn overlaps_any(pat: &str, list: &[&'static str]) -> Option<&'static str> {
     if has_meta(pat) {
         // Two patterns can only overlap if their literal prefixes agree.
         let lit = &pat[..pat.find(['*', '?', '[', '\\']).unwrap_or(pat.len())];
+        let last = pat.rsplit('/').next().unwrap_or(pat);
         let mut q = None;
         return c
             .pats
             .iter()
             .filter(|p| p.prefix_agrees(lit))
+            .filter(|p| names_may_meet(p, last))
             .find(|p| overlaps_toks(&p.toks, q.get_or_insert_with(|| compile(pat))))
             .map(|p| p.text);
     }
@@ -531,6 +537,26 @@ fn overlaps_any(pat: &str, list: &[&'static str]) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// For a name-only list pattern (`**/rclone.conf`, `**/*.key`) and a query whose last name
+/// has wildcards: does the query ask for that kind of file? `*.conf` is a file type and
+/// `dpkg.log*` a log family, not `rclone.conf` or `dpkg.log.key`; `*.key`, `id_*` and
+/// `.env*` do name them.
+fn names_may_meet(p: &Pat, last: &str) -> bool {
+    let Some(name) = p.text.strip_prefix("**/") else {
+        return true;
+    };
+    if name.contains('/') || !has_meta(last) {
+        return true;
+    }
+    let q_lit = &last[..last.find(['*', '?', '[', '\\']).unwrap_or(last.len())];
+    let n_lit = &name[..name.find(['*', '?', '[']).unwrap_or(name.len())];
+    let literal_text: String = last.split(['*', '?']).collect();
+    literal_text.contains(p.needle)
+        || (!q_lit.is_empty()
+            && !n_lit.is_empty()
+            && (q_lit.starts_with(n_lit) || n_lit.starts_with(q_lit)))
 }
 
 /// The longest run of literal characters in a pattern.
@@ -707,8 +733,7 @@ fn closure(toks: &[Tok], set: &mut [bool]) {
     }
 }
 
-/// Does `text` (a literal path) match glob `pat`?
-#[cfg(test)]
+/// Does `text` (a literal path or name) match glob `pat`?
 pub(crate) fn glob_match(pat: &str, text: &str) -> bool {
     match_toks(&compile(pat), text)
 }
@@ -938,6 +963,18 @@ mod tests {
         assert!(overlaps("**/*.key", "/etc/ssl/*"));
         assert!(overlaps("/etc/shadow", "/etc/*shadow"));
         assert!(overlaps("/home/*/.ssh/**", "/home/*/.ssh/*"));
+    }
+
+    #[test]
+    fn wildcard_names_meet_secrets_they_name() {
+        assert_eq!(secret_read("/etc/sysctl.d/*.conf"), None);
+        assert_eq!(secret_read("/var/log/dpkg.log*"), None);
+        assert_eq!(secret_read("/etc/pve/qemu-server/*.conf"), None);
+        assert!(secret_read("/backup/*.key").is_some());
+        assert!(secret_read("/root/backup/id_*").is_some());
+        assert!(secret_read("/srv/app/.env*").is_some());
+        assert!(secret_read("/srv/*/rclone.conf").is_some());
+        assert!(secret_read("/root/.ssh/*").is_some());
     }
 
     #[test]

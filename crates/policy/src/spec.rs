@@ -107,6 +107,9 @@ struct RawProtect {
     operands: Vec<String>,
     class: String,
     reason: String,
+    /// The rule applies only when one of these options (by id) is given.
+    #[serde(default)]
+    with_options: Vec<String>,
 }
 
 /// How a command's options are spelled.
@@ -136,6 +139,9 @@ pub(crate) struct Effects {
     pub read: bool,
     pub rread: bool,
     pub dryrun: bool,
+    /// The output never shows file contents (`grep -l`, `wc`): a read of a path that is
+    /// only partly known does not ask.
+    pub quiet: bool,
     pub recursive: bool,
     pub pattern: bool,
     pub mode: Option<Class>,
@@ -213,6 +219,7 @@ impl OptTable {
                         "read" => fx.read = true,
                         "rread" => fx.rread = true,
                         "dryrun" => fx.dryrun = true,
+                        "quiet" => fx.quiet = true,
                         "recursive" => fx.recursive = true,
                         "pattern" => fx.pattern = true,
                         m if m.starts_with("mode=") => {
@@ -374,6 +381,7 @@ pub(crate) struct Protect {
     pub operands: Vec<crate::paths::Glob>,
     pub class: Class,
     pub reason: String,
+    pub with_options: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -528,6 +536,7 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
             class: parse_class(&p.class)
                 .ok_or_else(|| invalid(format!("unknown class `{}`", p.class)))?,
             reason: p.reason,
+            with_options: p.with_options,
         });
     }
     let reason = match (raw.reason, parent) {
