@@ -223,6 +223,7 @@ impl<'p> Engine<'p> {
                         vec!["**".to_owned()]
                     }
                 },
+                Part::CmdSub { list, .. } if token_output(list) => vec!["*".to_owned()],
                 Part::CmdSub { .. } => {
                     known = false;
                     vec!["**".to_owned()]
@@ -270,7 +271,8 @@ impl<'p> Engine<'p> {
                 _ => true,
             },
             Some(Part::Synthetic { may_be_option, .. }) => *may_be_option,
-            Some(Part::CmdSub { .. } | Part::Arith { .. }) => true,
+            Some(Part::CmdSub { list, .. }) => !token_output(list),
+            Some(Part::Arith { .. }) => true,
         }
     }
 
@@ -1020,8 +1022,9 @@ impl<'p> Engine<'p> {
     fn run_spec(&mut self, spec: &'p CmdSpec, words: &[Word], off: usize, ao: &mut ArgvOut) {
         // `CMD --help` / `CMD --version` of a known program prints and exits (getopt_long
         // and cobra both handle it before doing anything).
-        if let [_, w] = words
+        if let [_, path @ .., w] = words
             && matches!(w.literal(), Some("--help" | "--version"))
+            && Self::is_sub_path(spec, path)
         {
             self.add(
                 format!("spec.{}.help", spec.id),
@@ -1034,6 +1037,18 @@ impl<'p> Engine<'p> {
         let outer_quiet = std::mem::replace(&mut self.quiet_reads, false);
         self.run_spec_inner(spec, words, off, ao);
         self.quiet_reads = outer_quiet;
+    }
+
+    /// Do `words` name a chain of subcommands of `spec` (`docker compose up`)?
+    fn is_sub_path(spec: &CmdSpec, words: &[Word]) -> bool {
+        let mut leaf = spec;
+        for w in words {
+            match w.literal().and_then(|l| leaf.find_sub(l)) {
+                Some(s) if s.names[0] != "*" => leaf = s,
+                _ => return false,
+            }
+        }
+        true
     }
 
     fn run_spec_inner(&mut self, spec: &'p CmdSpec, words: &[Word], off: usize, ao: &mut ArgvOut) {
@@ -1344,6 +1359,7 @@ pub(crate) fn env_allowed(name: &str, value: Option<&str>, has_value: bool) -> b
         "UCF_FORCE_CONFFNEW",
         "CLICOLOR",
         "FORCE_COLOR",
+        "SYSTEMD_LESS",
     ];
     if SAFE.contains(&name) || name.starts_with("LC_") {
         return true;
@@ -1354,10 +1370,51 @@ pub(crate) fn env_allowed(name: &str, value: Option<&str>, has_value: bool) -> b
             return has_value && matches!(value, Some("" | "cat"));
         }
         "LESSSECURE" => return value == Some("1"),
+        // A kubeconfig can name credential programs: only the operator-managed ones.
+        "KUBECONFIG" => {
+            return value.is_some_and(|v| {
+                ["/etc/", "/root/.kube/", "~/.kube/"]
+                    .iter()
+                    .any(|d| v.starts_with(d))
+                    && !v.contains("..")
+            });
+        }
         "LESSOPEN" | "LESSCLOSE" => return value == Some(""),
         _ => {}
     }
     false
+}
+
+/// Does this substitution print only names or numbers (no `/`, no leading `-`)? `$(pgrep
+/// -o postgres)` is a PID, `$(docker ps -q)` container ids, `$(hostname)` a name.
+fn token_output(list: &crate::ir::List) -> bool {
+    let [item] = list.items.as_slice() else {
+        return false;
+    };
+    let Some(crate::ir::Cmd::Simple(s)) = item.first.cmds.last().filter(|_| item.rest.is_empty())
+    else {
+        return false;
+    };
+    let mut words: Vec<&str> = Vec::with_capacity(s.words.len());
+    for w in &s.words {
+        match w.literal() {
+            Some(l) => words.push(l),
+            None => return false,
+        }
+    }
+    if words.first() == Some(&"sudo") {
+        words.remove(0);
+    }
+    match words.as_slice() {
+        [
+            "pgrep" | "pidof" | "nproc" | "whoami" | "hostname" | "id",
+            ..,
+        ] => true,
+        ["docker" | "podman" | "crictl", "ps", rest @ ..] => rest
+            .iter()
+            .any(|w| matches!(*w, "-q" | "--quiet" | "-aq" | "-qa")),
+        _ => false,
+    }
 }
 
 /// Resolves `/usr/bin/ls` to `ls`; anything else with a slash is refused.

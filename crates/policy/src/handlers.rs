@@ -44,6 +44,7 @@ pub(crate) enum Handler {
     SshOpts,
     Service,
     Parted,
+    Debugfs,
     SubAsCommand,
     Python,
     Php,
@@ -97,6 +98,7 @@ impl Handler {
             "service" => Self::Service,
             "parted" => Self::Parted,
             "sub_as_command" => Self::SubAsCommand,
+            "debugfs" => Self::Debugfs,
             "python" => Self::Python,
             "php" => Self::Php,
             "psql" => Self::Psql,
@@ -202,7 +204,8 @@ impl Handler {
             Self::Service => service(e, p, words),
             Self::Parted => parted(e, p, words),
             Self::Python => python(e, p, words),
-            Self::Php => php(e, p, words),
+            Self::Debugfs => debugfs(e, p, words),
+            Self::Php => php(e, p, words, off, ao),
             // A multi-call binary (`k3s kubectl …`): the subcommand is the program.
             Self::SubAsCommand => {
                 if let Some(&i) = p.sub_words.last() {
@@ -1533,6 +1536,79 @@ fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
 }
 
+/// debugfs requests that only print metadata (never file contents, never writes).
+fn debugfs(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    const READS: &[&str] = &[
+        "stats",
+        "show_super_stats",
+        "stat",
+        "show_inode_info",
+        "ls",
+        "list_directory",
+        "ffb",
+        "find_free_block",
+        "ffi",
+        "find_free_inode",
+        "icheck",
+        "ncheck",
+        "blocks",
+        "bmap",
+        "imap",
+        "testb",
+        "testi",
+        "htree",
+        "htree_dump",
+        "dx_hash",
+        "hash",
+        "dirsearch",
+        "lsdel",
+        "list_deleted_inodes",
+        "supported_features",
+        "dump_extents",
+        "extents",
+        "ex",
+        "filefrag",
+        "id",
+        "inode_dump",
+        "idump",
+        "logdump",
+        "print_working_directory",
+        "pwd",
+        "list_quota",
+        "lq",
+        "get_quota",
+        "gq",
+        "freefrag",
+        "e2freefrag",
+        "check_desc",
+    ];
+    let requests: Vec<&crate::opts::Occ<'_>> = p.values("-R").collect();
+    if requests.is_empty() {
+        e.fail(
+            "unknown.debugfs",
+            span0(words),
+            "debugfs without `-R` reads requests from elsewhere",
+        );
+    }
+    for o in requests {
+        let span = words[o.word].span;
+        match o.value.literal().and_then(|r| r.split_whitespace().next()) {
+            Some(r) if READS.contains(&r) => {}
+            Some(r) => e.add(
+                "spec.debugfs.request",
+                Class::Destructive,
+                span,
+                format!("debugfs request `{r}` can show file contents or change the file system"),
+            ),
+            None => e.fail(
+                "unknown.debugfs",
+                span,
+                "the debugfs request is only known at run time",
+            ),
+        }
+    }
+}
+
 /// `python3 --version` and `python3 -m json.tool [IN [OUT]]`; any other program is code.
 fn python(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     if p.has("--version") || p.has("--help") {
@@ -1556,8 +1632,21 @@ fn python(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
 }
 
-/// PHP information and lint modes; running a script or code is unknown.
-fn php(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+/// PHP information and lint modes; running a script or code is unknown, except Nextcloud's
+/// `occ`, which has a spec of its own.
+fn php(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
+    if let Some(&i) = p.operands.first()
+        && p.occ.is_empty()
+        && words[i]
+            .literal()
+            .is_some_and(|l| l == "occ" || l.ends_with("/occ"))
+    {
+        // `php /var/www/nextcloud/occ status` is `occ status`.
+        let mut inner: Vec<Word> = words[i..].to_vec();
+        inner[0] = Word::lit("occ", words[i].span);
+        e.argv(&inner, off + i, ao);
+        return;
+    }
     const INFO: &[&str] = &[
         "--version",
         "--info",

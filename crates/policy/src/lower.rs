@@ -61,6 +61,14 @@ pub(crate) fn precheck(src: &str, span: Span) -> Res<()> {
             span,
         ));
     }
+    // `$\<newline>(…)` is still a substitution to bash, but only obfuscation writes it.
+    if src.contains("$\\\n") {
+        return Err(Unsupported::new(
+            "unknown.obfuscation",
+            "a line continuation splits a `$` expansion",
+            span,
+        ));
+    }
     // Byte-level scan (the common case is ASCII); multi-byte sequences are decoded
     // only when their lead byte could start a forbidden character.
     let bytes = src.as_bytes();
@@ -1472,9 +1480,9 @@ mod tests {
     }
 
     #[test]
-    fn line_continuation_in_double_quotes_is_a_substitution() {
-        let s = one("echo \"$\\\n(id)\"");
-        assert!(matches!(s.words[1].parts[0], Part::CmdSub { .. }));
+    fn line_continuation_inside_an_expansion_is_rejected() {
+        let e = Lowerer::lower("echo \"$\\\n(id)\"", 0, false, None).unwrap_err();
+        assert_eq!(e.rule, "unknown.obfuscation");
     }
 
     #[test]

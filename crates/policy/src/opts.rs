@@ -491,6 +491,11 @@ pub(crate) fn parse<'a>(
                     continue;
                 }
                 None => {
+                    // A `*` subcommand takes every other word as its first operand.
+                    if let Some(any) = leaf.subs.iter().find(|s| s.names[0] == "*") {
+                        p.path.push(any);
+                        continue;
+                    }
                     return Err(unknown(
                         "unknown.subcommand",
                         format!("`{name}` is not a known subcommand of `{}`", leaf.id),

@@ -163,6 +163,7 @@ const SECRET_READ: &[&str] = &[
     "**/*.jks",
     "**/*.kdbx",
     "**/rclone.conf",
+    "**/acme.json",
     "/proc/*/environ",
     "/proc/*/mem",
     "/proc/*/root/**",
