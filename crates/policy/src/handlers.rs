@@ -1160,7 +1160,7 @@ fn wget(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
             e.write_value(&o.value, words[o.word].span, "`wget -O` writes");
         }
     }
-    if outputs == 0 && !p.operands.is_empty() {
+    if outputs == 0 && (!p.operands.is_empty() || p.has("--input-file")) {
         e.add(
             "spec.wget",
             Class::ConfigMutation,
