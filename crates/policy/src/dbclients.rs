@@ -2,7 +2,7 @@
 //! when every statement or command they are given only reads (see `sql.rs`). A session
 //! without a command on the command line is not modelled.
 
-use crate::classify::Engine;
+use crate::classify::{ArgvOut, Engine};
 use crate::decision::{Class, Span};
 use crate::handlers::{span0, spec_finding};
 use crate::ir::Word;
@@ -51,7 +51,15 @@ fn each_value(
     any
 }
 
-pub(crate) fn psql(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+pub(crate) fn psql(
+    e: &mut Engine<'_>,
+    p: &Parsed<'_>,
+    words: &[Word],
+    off: usize,
+    ao: &mut ArgvOut,
+) {
+    // ~/.psqlrc may hold `\!` commands: the executor runs psql without it.
+    ao.inserts.push((off + 1, "-X".to_owned()));
     let given = each_value(
         e,
         p,
@@ -95,7 +103,13 @@ pub(crate) fn mysql(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 }
 
 /// `sqlite3 [OPTIONS] FILE [SQL | .COMMAND]…`; options may appear anywhere.
-pub(crate) fn sqlite(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
+pub(crate) fn sqlite(
+    e: &mut Engine<'_>,
+    spec: &CmdSpec,
+    words: &[Word],
+    off: usize,
+    ao: &mut ArgvOut,
+) {
     const FLAGS: &[&str] = &[
         "readonly",
         "header",
@@ -140,6 +154,10 @@ pub(crate) fn sqlite(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         "heap",
     ];
     spec_finding(e, spec, Class::ReadOnly, span0(words));
+    // ~/.sqliterc may hold `.shell` commands: the executor runs sqlite3 without it.
+    for ins in ["-init", "/dev/null"] {
+        ao.inserts.push((off + 1, ins.to_owned()));
+    }
     let mut file = None;
     let mut cmds: Vec<&Word> = Vec::new();
     let mut info_only = false;

@@ -154,7 +154,7 @@ impl Handler {
             Self::Command => command(e, spec, words, off, ao),
             Self::Exec => exec(e, spec, words, off, ao),
             Self::Test => test(e, spec, words),
-            Self::Sqlite => crate::dbclients::sqlite(e, spec, words),
+            Self::Sqlite => crate::dbclients::sqlite(e, spec, words, off, ao),
             Self::Redis => crate::dbclients::redis(e, spec, words),
             _ => {}
         }
@@ -212,7 +212,7 @@ impl Handler {
                     e.argv(&words[i..], off + i, ao);
                 }
             }
-            Self::Psql => crate::dbclients::psql(e, p, words),
+            Self::Psql => crate::dbclients::psql(e, p, words, off, ao),
             Self::Mysql => crate::dbclients::mysql(e, p, words),
             Self::Read => read(e, p, words),
             Self::Getent => getent(e, p, words),

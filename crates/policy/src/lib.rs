@@ -40,7 +40,10 @@ const DEFAULT_SPECS: &[(&str, &str)] = &[
     ("vcs.toml", include_str!("../specs/vcs.toml")),
     ("transfer.toml", include_str!("../specs/transfer.toml")),
     ("services.toml", include_str!("../specs/services.toml")),
-    ("diagnostics.toml", include_str!("../specs/diagnostics.toml")),
+    (
+        "diagnostics.toml",
+        include_str!("../specs/diagnostics.toml"),
+    ),
 ];
 
 impl Policy {

@@ -1227,6 +1227,19 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_text_never_panics(s in "\\PC{0,120}") {
+            for d in [Dialect::Postgres, Dialect::MySql, Dialect::Sqlite] {
+                let _ = sql(d, &s);
+            }
+            let _ = psql_meta(&s);
+            let _ = sqlite_dot(&s);
+            let words: Vec<&str> = s.split(' ').collect();
+            let _ = redis(&words);
+        }
+    }
+
     #[test]
     fn client_commands() {
         use Class::*;

@@ -119,6 +119,26 @@ proptest! {
         prop_assert!(!d.unknown || d.class == nomos_policy::Class::Destructive);
     }
 
+    /// Statement text for the database clients: SQL, meta-commands, quotes, comments.
+    #[test]
+    fn database_client_text_never_panics(sql in prop::collection::vec(prop::sample::select(vec![
+        "select", "SELECT", "drop", "table", "x", "(", ")", ";", "'", "\"", "`", "$$", "$a$", "--", "/*",
+        "*/", "/*!", "\\", "\\G", "\\l", "\\!", "into", "outfile", "pg_sleep", "count(*)", " ", ",",
+        ".tables", ".shell", "CONFIG", "GET", "*", "\n", "é", "with", "delete", "explain", "analyze",
+    ]), 0..16).prop_map(|v| v.concat()), client in 0usize..4) {
+        let q = sql.replace('\'', "'\\''");
+        let cmd = match client {
+            0 => format!("psql -c '{q}'"),
+            1 => format!("mysql -e '{q}'"),
+            2 => format!("sqlite3 x.db '{q}'"),
+            _ => format!("redis-cli {q}"),
+        };
+        let t = Instant::now();
+        let d = classify(&cmd);
+        prop_assert!(t.elapsed() < LIMIT);
+        prop_assert!(!d.unknown || d.class == nomos_policy::Class::Destructive);
+    }
+
     #[test]
     fn compounds_are_at_least_as_strict_as_parts(i in 0usize..10_000, j in 0usize..10_000, op in 0usize..3) {
         let all = cases();
