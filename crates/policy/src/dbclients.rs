@@ -173,6 +173,9 @@ pub(crate) fn sqlite(
                 info_only |= matches!(name, "version" | "help");
             } else if VALUED.contains(&name) {
                 k += 1;
+            } else if name == "init" && words.get(k).and_then(Word::literal) == Some("/dev/null") {
+                // The executor's own `-init /dev/null` (no ~/.sqliterc).
+                k += 1;
             } else if name == "cmd" {
                 match words.get(k) {
                     Some(c) => cmds.push(c),
