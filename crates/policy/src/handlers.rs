@@ -44,6 +44,7 @@ pub(crate) enum Handler {
     SshOpts,
     Service,
     Parted,
+    Echo,
     Debugfs,
     SubAsCommand,
     Python,
@@ -99,6 +100,7 @@ impl Handler {
             "parted" => Self::Parted,
             "sub_as_command" => Self::SubAsCommand,
             "debugfs" => Self::Debugfs,
+            "echo" => Self::Echo,
             "python" => Self::Python,
             "php" => Self::Php,
             "psql" => Self::Psql,
@@ -200,11 +202,15 @@ impl Handler {
                     ao.inserts.push((off, w.to_owned()));
                 }
             }
-            Self::Printf => printf(e, p, words),
+            Self::Printf => {
+                printf(e, p, words);
+                print_secrets(e, &p.operands, words);
+            }
             Self::Service => service(e, p, words),
             Self::Parted => parted(e, p, words),
             Self::Python => python(e, p, words),
             Self::Debugfs => debugfs(e, p, words),
+            Self::Echo => print_secrets(e, &p.operands, words),
             Self::Php => php(e, p, words, off, ao),
             // A multi-call binary (`k3s kubectl …`): the subcommand is the program.
             Self::SubAsCommand => {
@@ -1532,6 +1538,24 @@ fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 "parted commands other than `print` edit the partition table",
             );
             return;
+        }
+    }
+}
+
+/// `echo "$DB_PASSWORD"` in a container or on a remote host prints a credential.
+fn print_secrets(e: &mut Engine<'_>, operands: &[usize], words: &[Word]) {
+    for &i in operands {
+        for part in &words[i].parts {
+            if let Part::Param { name, .. } = part
+                && crate::classify::secret_name(name)
+            {
+                e.add(
+                    "secret.variable",
+                    Class::Destructive,
+                    words[i].span,
+                    format!("prints `${name}`, which by its name holds a secret"),
+                );
+            }
         }
     }
 }

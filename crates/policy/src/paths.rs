@@ -164,6 +164,47 @@ const SECRET_READ: &[&str] = &[
     "**/*.kdbx",
     "**/rclone.conf",
     "**/acme.json",
+    "**/secrets.yaml",
+    "**/secrets.yml",
+    "**/secrets.json",
+    "**/credentials.json",
+    "**/credentials.yml",
+    "**/credentials.yaml",
+    "**/*.secret",
+    "**/*.secrets",
+    "**/.htpasswd",
+    "**/htpasswd",
+    "**/client_secret*.json",
+    "**/service-account*.json",
+    "**/.pypirc",
+    "**/.s3cfg",
+    "**/nextcloud/config/config.php",
+    "**/html/config/config.php",
+    "**/wp-config.php",
+    "/config/config.xml",
+    "**/sonarr/**config.xml",
+    "**/radarr/**config.xml",
+    "**/lidarr/**config.xml",
+    "**/prowlarr/**config.xml",
+    "**/readarr/**config.xml",
+    "/run/secrets/**",
+    "/var/run/secrets/**",
+    "/var/lib/kubelet/pki/**",
+    "/etc/rancher/k3s/registries.yaml",
+    "**/containers/auth.json",
+    "/etc/NetworkManager/system-connections/**",
+    "/etc/wpa_supplicant/*.conf",
+    "/etc/hostapd/hostapd.conf",
+    "/etc/ddclient.conf",
+    "/etc/msmtprc",
+    "**/.msmtprc",
+    "/etc/postfix/sasl_passwd*",
+    "/etc/exim4/passwd.client",
+    "**/.fetchmailrc",
+    "/etc/grafana/grafana.ini",
+    "/etc/gitlab/gitlab-secrets.json",
+    "/etc/gitlab/initial_root_password",
+    "/etc/pihole/setupVars.conf",
     "/proc/*/environ",
     "/proc/*/mem",
     "/proc/*/root/**",
@@ -226,6 +267,16 @@ const SECRET_READ: &[&str] = &[
 /// Secrets under these directories are reached by recursive reads (`grep -r`, `tar c`).
 const SECRET_DIRS: &[&str] = &[
     "/etc/shadow",
+    "/run/secrets/**",
+    "/var/run/secrets/**",
+    "/var/lib/kubelet/pki/**",
+    "/var/lib/rancher/k3s/server/**",
+    "/etc/rancher/k3s/k3s.yaml",
+    "/etc/rancher/k3s/registries.yaml",
+    "/etc/NetworkManager/system-connections/**",
+    "/etc/wpa_supplicant/*.conf",
+    "/etc/postfix/sasl_passwd*",
+    "/etc/grafana/grafana.ini",
     "/etc/gshadow",
     "/etc/ssh/ssh_host_*key",
     "/etc/pve/priv/**",
@@ -393,14 +444,16 @@ pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
         if let Some(s) = secret_under(dir) {
             return Some(s);
         }
-        return SECRET_READ
+        // `find -name` (where this form comes from) also matches dot files; a wildcard
+        // name meets only the secrets it names (see `names_may_meet`).
+        let q = compile(name);
+        return compiled_for(SECRET_READ)
+            .pats
             .iter()
-            .filter_map(|p| p.strip_prefix("**/").map(|b| (p, b)))
-            // `find -name` (where this form comes from) also matches dot files.
-            .find(|(_, b)| {
-                !b.contains('/') && overlaps_toks_with(&compile(b), &compile(name), false)
-            })
-            .map(|(p, _)| *p);
+            .filter(|p| p.text.strip_prefix("**/").is_some_and(|b| !b.contains('/')))
+            .filter(|p| names_may_meet(p, name))
+            .find(|p| overlaps_toks_with(&p.toks[2..], &q, false))
+            .map(|p| p.text);
     }
     overlaps_any(pat, SECRET_READ)
 }
@@ -976,6 +1029,12 @@ mod tests {
         assert!(secret_read("/srv/app/.env*").is_some());
         assert!(secret_read("/srv/*/rclone.conf").is_some());
         assert!(secret_read("/root/.ssh/*").is_some());
+        // "A file named NAME somewhere under DIR" (find -name): dot files count, types do not.
+        assert!(secret_read("/srv/**/.env").is_some());
+        assert!(secret_read("/srv/**/*.key").is_some());
+        assert!(secret_read("/srv/**/id_*").is_some());
+        assert_eq!(secret_read("/srv/**/*.yml"), None);
+        assert_eq!(secret_read("/srv/**/*.conf"), None);
     }
 
     #[test]
