@@ -21,9 +21,16 @@ fn main() {
     for line in std::io::stdin().lock().lines() {
         let cmd = line.unwrap();
         let d = policy.classify(&cmd);
-        println!("{:?}{}  {cmd}", d.class, if d.unknown { " (unknown)" } else { "" });
+        println!(
+            "{:?}{}  {cmd}",
+            d.class,
+            if d.unknown { " (unknown)" } else { "" }
+        );
         for f in &d.findings {
-            println!("    {:?} {} [{}..{}] {}", f.class, f.rule, f.span.start, f.span.end, f.reason);
+            println!(
+                "    {:?} {} [{}..{}] {}",
+                f.class, f.rule, f.span.start, f.span.end, f.reason
+            );
         }
         if let Some(c) = &d.canonical {
             println!("    runs: {c}");
