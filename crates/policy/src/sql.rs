@@ -723,12 +723,17 @@ fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
                     format!("reads password hashes from `{w}`"),
                 ));
             }
+            // `mysql.user` holds hashes in `authentication_string` (and `password` before
+            // 5.7); `SELECT user, host FROM mysql.user` shows none.
             Tok::Word(w)
                 if d == Dialect::MySql
                     && w == "user"
                     && k >= 2
                     && s[k - 1] == Tok::Punct('.')
-                    && word(s.get(k - 2)) == "mysql" =>
+                    && word(s.get(k - 2)) == "mysql"
+                    && (s.contains(&Tok::Punct('*'))
+                        || has_word(s, "authentication_string")
+                        || has_word(s, "password")) =>
             {
                 worst = worst.max((
                     Class::Destructive,
