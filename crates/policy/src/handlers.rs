@@ -44,6 +44,7 @@ pub(crate) enum Handler {
     SshOpts,
     Service,
     Parted,
+    Midclt,
     Echo,
     Debugfs,
     SubAsCommand,
@@ -101,6 +102,7 @@ impl Handler {
             "sub_as_command" => Self::SubAsCommand,
             "debugfs" => Self::Debugfs,
             "echo" => Self::Echo,
+            "midclt" => Self::Midclt,
             "python" => Self::Python,
             "php" => Self::Php,
             "psql" => Self::Psql,
@@ -211,6 +213,7 @@ impl Handler {
             Self::Python => python(e, p, words),
             Self::Debugfs => debugfs(e, p, words),
             Self::Echo => print_secrets(e, &p.operands, words),
+            Self::Midclt => midclt(e, p, words),
             Self::Php => php(e, p, words, off, ao),
             // A multi-call binary (`k3s kubectl …`): the subcommand is the program.
             Self::SubAsCommand => {
@@ -1539,6 +1542,25 @@ fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             );
             return;
         }
+    }
+}
+
+/// `midclt call METHOD …`: TrueNAS methods that only read end in a reading verb.
+fn midclt(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    const READS: &[&str] = &[
+        "query", "config", "info", "get_instance", "started", "status", "choices", "summary",
+        "version", "get_state", "ready", "host_id", "boot_id",
+    ];
+    let method = p.operands.first().map(|&i| (words[i].literal(), words[i].span));
+    match method {
+        Some((Some(m), _)) if m.rsplit('.').next().is_some_and(|v| READS.contains(&v)) => {}
+        Some((_, span)) => e.add(
+            "spec.midclt.call",
+            Class::Destructive,
+            span,
+            "calls a TrueNAS API method that may change state",
+        ),
+        None => e.fail("unknown.midclt", span0(words), "`midclt call` without a method"),
     }
 }
 

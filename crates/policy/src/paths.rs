@@ -164,6 +164,16 @@ const SECRET_READ: &[&str] = &[
     "**/*.kdbx",
     "**/rclone.conf",
     "**/acme.json",
+    "**/*.env",
+    "**/.env.*",
+    "**/.smbcredentials",
+    "**/.*credentials",
+    "**/*.credentials",
+    "/etc/gitea/app.ini",
+    "**/gitea/conf/app.ini",
+    "**/vaultwarden/**config.json",
+    "**/bitwarden/**config.json",
+    "/data/config.json",
     "**/secrets.yaml",
     "**/secrets.yml",
     "**/secrets.json",
@@ -429,6 +439,11 @@ pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
     }
     if pat == "**" || pat == "**/*" {
         return Some("**");
+    }
+    // Anything inside a directory named `secrets` (Docker and Traefik secret files). Only
+    // a literal component counts: `/proc/*/limits` is not a secrets directory.
+    if pat.split('/').any(|c| c == "secrets" || c == "secret") {
+        return Some("**/secrets/**");
     }
     // "Some file under DIR" (find output, xargs input): judge the directory.
     if let Some(dir) = pat.strip_suffix("/**")
@@ -1035,6 +1050,8 @@ mod tests {
         assert!(secret_read("/srv/**/id_*").is_some());
         assert_eq!(secret_read("/srv/**/*.yml"), None);
         assert_eq!(secret_read("/srv/**/*.conf"), None);
+        assert!(secret_read("/opt/traefik/secrets/usersfile").is_some());
+        assert_eq!(secret_read("/sys/class/net/*/operstate"), None);
     }
 
     #[test]
