@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +23,44 @@ async function freePort() {
     });
     srv.on('error', rej);
   });
+}
+
+/// Processes started for this run (the app is launched by WebKitWebDriver, not by us), found
+/// by the unique data directory in their environment. Other instances are left alone.
+function processesWithEnv(entry) {
+  const pids = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry)) {
+        pids.push(Number(name));
+      }
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+/// Stops what the test started; an app that outlives its WebDriver session would keep the
+/// inherited output pipes (and so this test process) open.
+async function stopApp(dataDir) {
+  const entry = `NOMOS_DATA_DIR=${dataDir}`;
+  for (const signal of ['SIGTERM', 'SIGKILL']) {
+    const pids = processesWithEnv(entry);
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Already gone.
+      }
+    }
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && processesWithEnv(entry).length > 0) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 async function waitForDriver(base, child, timeoutMs = 15_000) {
@@ -102,6 +140,9 @@ describe('desktop app in the real webview', () => {
     }
     driver?.kill('SIGTERM');
     mock?.kill('SIGTERM');
+    if (dataDir) await stopApp(dataDir);
+    driver?.stdout?.destroy();
+    driver?.stderr?.destroy();
     if (mockLog) writeFileSync(join(artifacts, 'mock-llm.log'), mockLog);
     if (driverLog) writeFileSync(join(artifacts, 'tauri-driver.log'), driverLog);
   });
