@@ -1548,10 +1548,24 @@ fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 /// `midclt call METHOD …`: TrueNAS methods that only read end in a reading verb.
 fn midclt(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     const READS: &[&str] = &[
-        "query", "config", "info", "get_instance", "started", "status", "choices", "summary",
-        "version", "get_state", "ready", "host_id", "boot_id",
+        "query",
+        "config",
+        "info",
+        "get_instance",
+        "started",
+        "status",
+        "choices",
+        "summary",
+        "version",
+        "get_state",
+        "ready",
+        "host_id",
+        "boot_id",
     ];
-    let method = p.operands.first().map(|&i| (words[i].literal(), words[i].span));
+    let method = p
+        .operands
+        .first()
+        .map(|&i| (words[i].literal(), words[i].span));
     match method {
         Some((Some(m), _)) if m.rsplit('.').next().is_some_and(|v| READS.contains(&v)) => {}
         Some((_, span)) => e.add(
@@ -1560,7 +1574,11 @@ fn midclt(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             span,
             "calls a TrueNAS API method that may change state",
         ),
-        None => e.fail("unknown.midclt", span0(words), "`midclt call` without a method"),
+        None => e.fail(
+            "unknown.midclt",
+            span0(words),
+            "`midclt call` without a method",
+        ),
     }
 }
 

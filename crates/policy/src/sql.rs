@@ -809,7 +809,10 @@ pub(crate) fn psql_meta(text: &str) -> Verdict {
                 | "H"
                 | "T"
         ) || name == "x"
-            || (base.starts_with('d') && base.chars().all(|c| c.is_ascii_alphabetic()));
+            // `\deu+` lists user mappings with their options, passwords included.
+            || (base.starts_with('d')
+                && base != "deu"
+                && base.chars().all(|c| c.is_ascii_alphabetic()));
         if !ok || (base == "encoding" && !args.is_empty()) {
             return Err(match name {
                 "!" => "`\\!` runs a shell command".to_owned(),
@@ -1252,6 +1255,7 @@ mod tests {
         assert_eq!(top(psql_meta("\\dt+ public.*")), Some(ReadOnly));
         assert_eq!(top(psql_meta("\\! rm -rf /")), None);
         assert_eq!(top(psql_meta("\\o /tmp/x")), None);
+        assert_eq!(top(psql_meta("\\deu+")), None);
         assert_eq!(top(sqlite_dot(".tables")), Some(ReadOnly));
         assert_eq!(
             sqlite_dot(".backup /srv/b.db"),
