@@ -55,6 +55,8 @@ pub(crate) struct Engine<'p> {
     pub stdout_paths: Option<String>,
     /// The current command never prints what it reads (see `Effects::quiet`).
     quiet_reads: bool,
+    /// How many container or remote-host boundaries the current command is behind.
+    pub remote: u32,
 }
 
 /// Classifies `command` against `policy`.
@@ -88,6 +90,7 @@ impl<'p> Engine<'p> {
             stdin_paths: None,
             stdout_paths: None,
             quiet_reads: false,
+            remote: 0,
         }
     }
 

@@ -44,6 +44,7 @@ pub(crate) enum Handler {
     SshOpts,
     Service,
     Parted,
+    Printenv,
     Midclt,
     Echo,
     Debugfs,
@@ -103,6 +104,7 @@ impl Handler {
             "debugfs" => Self::Debugfs,
             "echo" => Self::Echo,
             "midclt" => Self::Midclt,
+            "printenv" => Self::Printenv,
             "python" => Self::Python,
             "php" => Self::Php,
             "psql" => Self::Psql,
@@ -175,7 +177,11 @@ impl Handler {
         match self {
             Self::Wrapper => {
                 if let Some(r) = p.rest {
+                    // `pct exec`, `lxc-attach`, `qm guest exec`: the command runs in a guest.
+                    let guest = p.leaf().id.contains("exec") || p.leaf().id.contains("attach");
+                    e.remote += u32::from(guest);
                     e.argv(&words[r..], off + r, ao);
+                    e.remote -= u32::from(guest);
                 }
             }
             Self::Sudo => sudo(e, p, words, off, ao),
@@ -214,6 +220,11 @@ impl Handler {
             Self::Debugfs => debugfs(e, p, words),
             Self::Echo => print_secrets(e, &p.operands, words),
             Self::Midclt => midclt(e, p, words),
+            Self::Printenv => {
+                if p.operands.is_empty() {
+                    guest_environment(e, words);
+                }
+            }
             Self::Php => php(e, p, words, off, ao),
             // A multi-call binary (`k3s kubectl …`): the subcommand is the program.
             Self::SubAsCommand => {
@@ -304,7 +315,10 @@ fn sudo(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
 }
 
 fn env(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
-    let Some(r) = p.rest else { return };
+    let Some(r) = p.rest else {
+        guest_environment(e, words);
+        return;
+    };
     let r = leading_assignments(e, words, r);
     if r < words.len() {
         e.argv(&words[r..], off + r, ao);
@@ -544,10 +558,13 @@ fn ssh(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
         return;
     };
     let span = words[r].span;
-    if let Some(text) = joined_literal(e, &words[r..], "ssh")
-        && let Some(c) = e.nested_script(&text, span, false)
-    {
-        rewrite_script(ao, off, r, words.len(), &c);
+    if let Some(text) = joined_literal(e, &words[r..], "ssh") {
+        e.remote += 1;
+        let c = e.nested_script(&text, span, false);
+        e.remote -= 1;
+        if let Some(c) = c {
+            rewrite_script(ao, off, r, words.len(), &c);
+        }
     }
 }
 
@@ -643,7 +660,9 @@ fn exec_argv(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao:
         );
         return;
     }
+    e.remote += 1;
     e.argv(&words[r..], off + r, ao);
+    e.remote -= 1;
 }
 
 fn script_effects(e: &mut Engine<'_>, fx: Result<Vec<Effect>, String>, span: Span, prog: &str) {
@@ -1579,6 +1598,19 @@ fn midclt(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             span0(words),
             "`midclt call` without a method",
         ),
+    }
+}
+
+/// `env` or `printenv` inside a container or on a remote host prints where credentials of
+/// services usually live; the executor's own environment is fixed and holds none.
+pub(crate) fn guest_environment(e: &mut Engine<'_>, words: &[Word]) {
+    if e.remote > 0 {
+        e.add(
+            "secret.environment",
+            Class::Destructive,
+            span0(words),
+            "prints the environment of a container or remote host (service credentials)",
+        );
     }
 }
 
