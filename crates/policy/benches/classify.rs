@@ -95,6 +95,30 @@ fn summary() {
         classify_total.as_secs_f64() / parse_total.as_secs_f64(),
         median(&classify_med).as_secs_f64() / median(&parse_med).as_secs_f64()
     );
+    // Whole passes over the corpus, alternating, as criterion measures them (cold caches
+    // between commands included).
+    let passes = 21;
+    let (mut cp, mut pp) = (Vec::with_capacity(passes), Vec::with_capacity(passes));
+    for _ in 0..passes {
+        let t = Instant::now();
+        for cmd in &cmds {
+            black_box(nomos_policy::parse_only(black_box(cmd)));
+        }
+        pp.push(t.elapsed());
+        let t = Instant::now();
+        for cmd in &cmds {
+            black_box(nomos_policy::classify(black_box(cmd)));
+        }
+        cp.push(t.elapsed());
+    }
+    cp.sort();
+    pp.sort();
+    println!(
+        "  whole corpus pass: classify {:.2} ms, parse only {:.2} ms (medians of {passes}): {:.2}x",
+        cp[passes / 2].as_secs_f64() * 1e3,
+        pp[passes / 2].as_secs_f64() * 1e3,
+        cp[passes / 2].as_secs_f64() / pp[passes / 2].as_secs_f64()
+    );
 }
 
 criterion_group!(benches, bench);
