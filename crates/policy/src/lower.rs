@@ -1359,7 +1359,9 @@ pub(crate) fn expand_braces(raw: &str) -> Option<Vec<String>> {
     }
     let mut out = Vec::new();
     expand_into(raw, &mut out, 0)?;
-    (out.len() > 1 && out.len() <= MAX_BRACE_WORDS).then_some(out)
+    // Bash drops words that expand to nothing (`{a,}` is `a`).
+    out.retain(|w| !w.is_empty());
+    (!out.is_empty() && out.len() <= MAX_BRACE_WORDS && out != [raw]).then_some(out)
 }
 
 fn expand_into(raw: &str, out: &mut Vec<String>, depth: usize) -> Option<()> {
@@ -1506,6 +1508,7 @@ mod tests {
         assert_eq!(ex("{c..a}").unwrap(), ["c", "b", "a"]);
         assert_eq!(ex("x{a,b{1,2}}").unwrap(), ["xa", "xb1", "xb2"]);
         assert_eq!(ex("{}"), None);
+        assert_eq!(ex("{a,}").unwrap(), ["a"]);
         assert_eq!(ex("{a}"), None);
         assert_eq!(ex("{1..1000}"), None);
         assert_eq!(ex("'{a,b}'"), None);
