@@ -559,6 +559,18 @@ struct Pat {
     needle: &'static str,
     bits: u64,
     toks: Vec<Tok>,
+    /// The last path component, when it has no `**`: two patterns can only overlap if
+    /// their last components do (a cheap test before the full one).
+    last: Option<Vec<Tok>>,
+    /// Literal components (`.ssh`, `nextcloud`): a query without `**` must have a component
+    /// that can be each of them.
+    required: Vec<Vec<Tok>>,
+}
+
+/// The tokens of the last component of `p`, if that component has no `**` and `p` has a `/`.
+fn last_component(p: &str) -> Option<Vec<Tok>> {
+    let (_, last) = p.rsplit_once('/')?;
+    (!last.contains("**")).then(|| compile(last))
 }
 
 impl Pat {
@@ -582,6 +594,12 @@ impl Compiled {
                         needle,
                         bits: bigrams(needle),
                         toks: compile(p),
+                        last: last_component(p),
+                        required: p
+                            .split('/')
+                            .filter(|c| !c.is_empty() && !has_meta(c))
+                            .map(compile)
+                            .collect(),
                     }
                 })
                 .collect(),
@@ -624,12 +642,30 @@ fn overlaps_any(pat: &str, list: &[&'static str]) -> Option<&'static str> {
         // Two patterns can only overlap if their literal prefixes agree.
         let lit = &pat[..pat.find(['*', '?', '[', '\\']).unwrap_or(pat.len())];
         let last = pat.rsplit('/').next().unwrap_or(pat);
+        let q_last = last_component(pat);
+        let q_comps: Option<Vec<Vec<Tok>>> = (!pat.contains("**")).then(|| {
+            pat.split('/')
+                .filter(|c| !c.is_empty())
+                .map(compile)
+                .collect()
+        });
         let mut q = None;
         return c
             .pats
             .iter()
             .filter(|p| p.prefix_agrees(lit))
             .filter(|p| names_may_meet(p, last))
+            .filter(|p| match (&p.last, &q_last) {
+                (Some(a), Some(b)) => overlaps_toks(a, b),
+                _ => true,
+            })
+            .filter(|p| {
+                q_comps.as_ref().is_none_or(|qc| {
+                    p.required
+                        .iter()
+                        .all(|r| qc.iter().any(|c| overlaps_toks(r, c)))
+                })
+            })
             .find(|p| overlaps_toks(&p.toks, q.get_or_insert_with(|| compile(pat))))
             .map(|p| p.text);
     }
@@ -658,8 +694,8 @@ fn names_may_meet(p: &Pat, last: &str) -> bool {
     }
     let q_lit = &last[..last.find(['*', '?', '[', '\\']).unwrap_or(last.len())];
     let n_lit = &name[..name.find(['*', '?', '[']).unwrap_or(name.len())];
-    let literal_text: String = last.split(['*', '?']).collect();
-    literal_text.contains(p.needle)
+    last.split(['*', '?', '[', ']'])
+        .any(|seg| seg.contains(p.needle))
         || (!q_lit.is_empty()
             && !n_lit.is_empty()
             && (q_lit.starts_with(n_lit) || n_lit.starts_with(q_lit)))
@@ -959,64 +995,91 @@ fn overlaps_toks(ta: &[Tok], tb: &[Tok]) -> bool {
 
 /// [`overlaps_toks`], with the leading-dot rule for the query switched by `shell`.
 fn overlaps_toks_with(ta: &[Tok], tb: &[Tok], shell: bool) -> bool {
+    let states = (ta.len() + 1) * (tb.len() + 1) * 2;
+    // Small products (name components, most paths) search without allocating.
+    if states <= SMALL_STATES {
+        let mut seen = [0u64; SMALL_STATES / 64];
+        let mut stack = [0u32; SMALL_STATES];
+        product_search(ta, tb, shell, &mut seen, &mut stack)
+    } else {
+        let mut seen = vec![0u64; states.div_ceil(64)];
+        let mut stack = vec![0u32; states];
+        product_search(ta, tb, shell, &mut seen, &mut stack)
+    }
+}
+
+const SMALL_STATES: usize = 1024;
+
+/// Depth-first search of the product automaton. A state is (position in `ta`, position in
+/// `tb`, whether the next character starts a name), packed into one index; each state is
+/// pushed at most once, so `stack` needs one slot per state.
+fn product_search(
+    ta: &[Tok],
+    tb: &[Tok],
+    shell: bool,
+    seen: &mut [u64],
+    stack: &mut [u32],
+) -> bool {
     let (na, nb) = (ta.len(), tb.len());
-    // State: position in each pattern, and whether the next character starts a name.
     let idx = |i: usize, j: usize, at: bool| ((i * (nb + 1) + j) << 1) | usize::from(at);
-    let mut seen = vec![false; (na + 1) * (nb + 1) * 2];
-    let mut stack = vec![(0usize, 0usize, true)];
-    while let Some((i, j, at)) = stack.pop() {
-        if seen[idx(i, j, at)] {
-            continue;
+    let mut top = 0usize;
+    let push = |k: usize, seen: &mut [u64], stack: &mut [u32], top: &mut usize| {
+        if seen[k / 64] & (1 << (k % 64)) == 0 {
+            seen[k / 64] |= 1 << (k % 64);
+            // Indices fit: the state count bounds them and is far below u32::MAX.
+            stack[*top] = k as u32;
+            *top += 1;
         }
-        seen[idx(i, j, at)] = true;
+    };
+    push(idx(0, 0, true), seen, stack, &mut top);
+    while top > 0 {
+        top -= 1;
+        let k = stack[top] as usize;
+        let at = k & 1 == 1;
+        let (i, j) = ((k >> 1) / (nb + 1), (k >> 1) % (nb + 1));
         if i == na && j == nb {
             return true;
         }
-        let push = |i: usize, j: usize, at: bool, stack: &mut Vec<(usize, usize, bool)>| {
-            if !seen[idx(i, j, at)] {
-                stack.push((i, j, at));
-            }
-        };
         // Epsilon moves.
         if i < na && matches!(ta[i], Tok::Star | Tok::DStar) {
-            push(i + 1, j, at, &mut stack);
+            push(idx(i + 1, j, at), seen, stack, &mut top);
         }
         // `**/` may match no directory, but only where a name starts.
         if at && i < na && ta[i] == Tok::DStar && matches!(ta.get(i + 1), Some(Tok::Char('/'))) {
-            push(i + 2, j, at, &mut stack);
+            push(idx(i + 2, j, at), seen, stack, &mut top);
         }
         if j < nb && matches!(tb[j], Tok::Star | Tok::DStar) {
-            push(i, j + 1, at, &mut stack);
+            push(idx(i, j + 1, at), seen, stack, &mut top);
         }
         if at && j < nb && tb[j] == Tok::DStar && matches!(tb.get(j + 1), Some(Tok::Char('/'))) {
-            push(i, j + 2, at, &mut stack);
+            push(idx(i, j + 2, at), seen, stack, &mut top);
         }
-        if i >= na || j >= nb || !toks_intersect(&ta[i], &tb[j]) {
-            continue;
-        }
-        // Consume one common character.
-        let shell_wild = shell && matches!(tb[j], Tok::Star | Tok::One | Tok::Class(..));
-        if at && shell_wild && ta[i] == Tok::Char('.') {
-            continue;
-        }
-        let ni = if matches!(ta[i], Tok::Star | Tok::DStar) {
-            i
-        } else {
-            i + 1
-        };
-        let nj = if matches!(tb[j], Tok::Star | Tok::DStar) {
-            j
-        } else {
-            j + 1
-        };
-        match (&ta[i], &tb[j]) {
-            (Tok::Char(c), _) | (_, Tok::Char(c)) => push(ni, nj, *c == '/', &mut stack),
-            (Tok::DStar, Tok::DStar) => {
-                push(ni, nj, true, &mut stack);
-                push(ni, nj, false, &mut stack);
+        if i < na && j < nb && toks_intersect(&ta[i], &tb[j]) {
+            // Consume one common character; a shell wildcard never starts a name with `.`.
+            let shell_wild = shell && matches!(tb[j], Tok::Star | Tok::One | Tok::Class(..));
+            if !(at && shell_wild && ta[i] == Tok::Char('.')) {
+                let ni = if matches!(ta[i], Tok::Star | Tok::DStar) {
+                    i
+                } else {
+                    i + 1
+                };
+                let nj = if matches!(tb[j], Tok::Star | Tok::DStar) {
+                    j
+                } else {
+                    j + 1
+                };
+                match (&ta[i], &tb[j]) {
+                    (Tok::Char(c), _) | (_, Tok::Char(c)) => {
+                        push(idx(ni, nj, *c == '/'), seen, stack, &mut top)
+                    }
+                    (Tok::DStar, Tok::DStar) => {
+                        push(idx(ni, nj, true), seen, stack, &mut top);
+                        push(idx(ni, nj, false), seen, stack, &mut top);
+                    }
+                    // Every other pair excludes `/`.
+                    _ => push(idx(ni, nj, false), seen, stack, &mut top),
+                }
             }
-            // Every other pair excludes `/`.
-            _ => push(ni, nj, false, &mut stack),
         }
     }
     false

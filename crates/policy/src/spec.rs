@@ -2,6 +2,33 @@
 //! checked against their own `match` / `not_match` examples.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// FNV-1a: the keys are short command and option names from our own spec files, so a fast
+/// non-keyed hash is enough (SipHash showed up in the classifier's profile).
+#[derive(Default)]
+pub(crate) struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 use serde::Deserialize;
 
@@ -171,10 +198,10 @@ pub(crate) struct OptSpec {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OptTable {
     pub opts: Vec<OptSpec>,
-    short: HashMap<char, usize>,
+    short: FastMap<char, usize>,
     /// Long names with their dashes (`--lines`, `-name`), in declaration order.
     long: Vec<(String, usize)>,
-    long_index: HashMap<String, usize>,
+    long_index: FastMap<String, usize>,
     pub any_dangerous: bool,
     pub has_single_dash_long: bool,
 }
@@ -594,7 +621,7 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     pub(crate) commands: Vec<CmdSpec>,
-    by_name: HashMap<String, usize>,
+    by_name: FastMap<String, usize>,
 }
 
 impl Policy {
