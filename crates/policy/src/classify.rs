@@ -1457,6 +1457,16 @@ fn command_basename(raw: &str) -> Result<&str, String> {
             return Ok(rest);
         }
     }
+    // PostgreSQL's versioned, package-owned tools (`pg_controldata` is not on PATH).
+    if let Some(rest) = raw.strip_prefix("/usr/lib/postgresql/")
+        && let Some((version, tail)) = rest.split_once("/bin/")
+        && !version.is_empty()
+        && version.bytes().all(|b| b.is_ascii_digit())
+        && !tail.is_empty()
+        && !tail.contains('/')
+    {
+        return Ok(tail);
+    }
     Err(format!(
         "`{raw}` runs a program by path; only the standard system directories are resolved"
     ))

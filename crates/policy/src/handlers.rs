@@ -1060,8 +1060,14 @@ fn url_scheme(e: &mut Engine<'_>, w: &Word) {
         Some(Part::Lit(s)) => s.as_str(),
         _ => "",
     };
+    // An unquoted `?` in a query string is a glob to the shell, but a URL-looking word
+    // (host and path, no expansion) cannot name a file: it reaches the tool as typed.
+    let plain = w
+        .parts
+        .iter()
+        .all(|p| matches!(p, Part::Lit(_) | Part::Glob(_)));
     let Some(pos) = prefix.find("://") else {
-        if w.literal().is_none() {
+        if !plain {
             e.fail("unknown.url", w.span, "the URL is only known at run time");
         }
         return;

@@ -1133,6 +1133,34 @@ pub(crate) fn redis(words: &[&str]) -> Verdict {
             ),
         },
         "module" if sub == "list" => c(Class::ReadOnly, "lists modules".into()),
+        "sentinel" => match sub.as_str() {
+            "masters"
+            | "master"
+            | "replicas"
+            | "slaves"
+            | "sentinels"
+            | "get-master-addr-by-name"
+            | "ckquorum"
+            | "info-cache"
+            | "myid"
+            | "is-master-down-by-addr"
+            | "pending-scripts"
+            | "config"
+                if sub != "config"
+                    || words.get(2).is_some_and(|w| w.eq_ignore_ascii_case("get")) =>
+            {
+                c(Class::ReadOnly, "reads Sentinel state".into())
+            }
+            "failover" | "reset" | "flushconfig" => c(
+                Class::Destructive,
+                format!("`SENTINEL {}` changes the topology", sub.to_uppercase()),
+            ),
+            "monitor" | "remove" | "set" | "config" => c(
+                Class::ConfigMutation,
+                format!("`SENTINEL {}` changes Sentinel", sub.to_uppercase()),
+            ),
+            _ => Err(format!("`SENTINEL {sub}` is not modelled")),
+        },
         "acl" if matches!(sub.as_str(), "whoami" | "cat" | "help" | "users") => {
             c(Class::ReadOnly, "describes access control".into())
         }
@@ -1270,6 +1298,15 @@ mod tests {
             Some(ConfigMutation)
         );
         assert_eq!(top(redis(&["FLUSHALL"])), Some(Destructive));
+        assert_eq!(top(redis(&["sentinel", "masters"])), Some(ReadOnly));
+        assert_eq!(
+            top(redis(&["SENTINEL", "failover", "mymaster"])),
+            Some(Destructive)
+        );
+        assert_eq!(
+            top(redis(&["sentinel", "config", "set", "x", "y"])),
+            Some(ConfigMutation)
+        );
         assert_eq!(top(redis(&["EVAL", "x", "0"])), None);
     }
 }
