@@ -44,6 +44,8 @@ const DEFAULT_SPECS: &[(&str, &str)] = &[
         "diagnostics.toml",
         include_str!("../specs/diagnostics.toml"),
     ),
+    ("devops.toml", include_str!("../specs/devops.toml")),
+    ("platform.toml", include_str!("../specs/platform.toml")),
 ];
 
 impl Policy {
