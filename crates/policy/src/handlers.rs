@@ -44,6 +44,7 @@ pub(crate) enum Handler {
     SshOpts,
     Service,
     Parted,
+    Ansible,
     Printenv,
     Midclt,
     Echo,
@@ -105,6 +106,7 @@ impl Handler {
             "echo" => Self::Echo,
             "midclt" => Self::Midclt,
             "printenv" => Self::Printenv,
+            "ansible" => Self::Ansible,
             "python" => Self::Python,
             "php" => Self::Php,
             "psql" => Self::Psql,
@@ -220,6 +222,7 @@ impl Handler {
             Self::Debugfs => debugfs(e, p, words),
             Self::Echo => print_secrets(e, &p.operands, words),
             Self::Midclt => midclt(e, p, words),
+            Self::Ansible => ansible(e, p, words),
             Self::Printenv => {
                 if p.operands.is_empty() {
                     guest_environment(e, words);
@@ -1567,6 +1570,61 @@ fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             );
             return;
         }
+    }
+}
+
+/// Ad-hoc `ansible HOSTS -m MODULE`: fact and ping modules only read; `command`, `shell`,
+/// `raw` and `script` run anything (the default module is `command`); others change hosts.
+fn ansible(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    const READS: &[&str] = &[
+        "ping",
+        "setup",
+        "gather_facts",
+        "debug",
+        "stat",
+        "package_facts",
+        "service_facts",
+        "mount_facts",
+        "getent",
+        "find",
+        "listen_ports_facts",
+        "systemd_info",
+    ];
+    const RUNS: &[&str] = &["command", "shell", "raw", "script", "expect"];
+    if ["--version", "--help", "--list-hosts", "--syntax-check"]
+        .iter()
+        .any(|id| p.has(id))
+    {
+        return;
+    }
+    let span = span0(words);
+    let module = match p.values("--module-name").next() {
+        Some(o) => match o.value.literal() {
+            Some(m) => m.rsplit('.').next().unwrap_or(m),
+            None => {
+                e.fail(
+                    "unknown.ansible",
+                    words[o.word].span,
+                    "the module is only known at run time",
+                );
+                return;
+            }
+        },
+        None => "command",
+    };
+    if RUNS.contains(&module) {
+        e.fail(
+            "unknown.ansible",
+            span,
+            format!("the `{module}` module runs arbitrary commands"),
+        );
+    } else if !READS.contains(&module) && !p.has("--check") {
+        e.add(
+            "spec.ansible.module",
+            Class::ConfigMutation,
+            span,
+            format!("the `{module}` module may change the hosts"),
+        );
     }
 }
 
