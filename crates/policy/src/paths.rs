@@ -557,6 +557,9 @@ fn alive_after_slash(toks: &[Tok], dir: &str) -> bool {
 /// A pattern list prepared for fast checks against literal paths.
 struct Compiled {
     pats: Vec<Pat>,
+    /// `pats[i].bits`, packed: the literal-path scan reads only this (2 KiB, not the
+    /// whole pattern table) until a pattern can possibly match.
+    bits: Vec<u64>,
 }
 
 /// One pattern with what the fast paths need, computed once.
@@ -611,8 +614,15 @@ impl Compiled {
                             .collect(),
                     }
                 })
-                .collect(),
+                .collect::<Vec<Pat>>(),
+            bits: Vec::new(),
         }
+        .with_bits()
+    }
+
+    fn with_bits(mut self) -> Self {
+        self.bits = self.pats.iter().map(|p| p.bits).collect();
+        self
     }
 }
 
@@ -679,11 +689,12 @@ fn overlaps_any(pat: &str, list: &[&'static str]) -> Option<&'static str> {
             .map(|p| p.text);
     }
     let bits = bigrams(pat);
-    for p in &c.pats {
-        if p.bits & bits != p.bits || !pat.contains(p.needle) {
+    for (i, nbits) in c.bits.iter().enumerate() {
+        if nbits & bits != *nbits {
             continue;
         }
-        if match_toks(&p.toks, pat) {
+        let p = &c.pats[i];
+        if pat.contains(p.needle) && match_toks(&p.toks, pat) {
             return Some(p.text);
         }
     }
@@ -1004,20 +1015,36 @@ fn overlaps_toks(ta: &[Tok], tb: &[Tok]) -> bool {
 
 /// [`overlaps_toks`], with the leading-dot rule for the query switched by `shell`.
 fn overlaps_toks_with(ta: &[Tok], tb: &[Tok], shell: bool) -> bool {
-    let states = (ta.len() + 1) * (tb.len() + 1) * 2;
-    // Small products (name components, most paths) search without allocating.
-    if states <= SMALL_STATES {
-        let mut seen = [0u64; SMALL_STATES / 64];
-        let mut stack = [0u32; SMALL_STATES];
-        product_search(ta, tb, shell, &mut seen, &mut stack)
-    } else {
-        let mut seen = vec![0u64; states.div_ceil(64)];
-        let mut stack = vec![0u32; states];
-        product_search(ta, tb, shell, &mut seen, &mut stack)
+    // One pair of buffers per thread: only the `seen` bits need clearing for each search
+    // (the stack is written before it is read), and nothing is allocated after warm-up.
+    thread_local! {
+        static BUFFERS: std::cell::RefCell<(Vec<u64>, Vec<u32>)> =
+            const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
     }
+    let states = (ta.len() + 1) * (tb.len() + 1) * 2;
+    BUFFERS.with(|b| match b.try_borrow_mut() {
+        Ok(mut b) => {
+            let (seen, stack) = &mut *b;
+            let words = states.div_ceil(64);
+            if seen.len() < words {
+                seen.resize(words, 0);
+            }
+            seen[..words].fill(0);
+            if stack.len() < states {
+                stack.resize(states, 0);
+            }
+            product_search(ta, tb, shell, &mut seen[..words], &mut stack[..states])
+        }
+        // Not re-entered today; stay correct if it ever is.
+        Err(_) => product_search(
+            ta,
+            tb,
+            shell,
+            &mut vec![0u64; states.div_ceil(64)],
+            &mut vec![0u32; states],
+        ),
+    })
 }
-
-const SMALL_STATES: usize = 1024;
 
 /// Depth-first search of the product automaton. A state is (position in `ta`, position in
 /// `tb`, whether the next character starts a name), packed into one index; each state is

@@ -436,6 +436,8 @@ pub(crate) struct CmdSpec {
     pub options: OptTable,
     pub operands: Roles,
     pub subs: Vec<CmdSpec>,
+    /// Exact subcommand names to their index in `subs` (the common lookup).
+    pub sub_index: FastMap<String, usize>,
     pub sub_match: SubMatch,
     pub default_sub: Option<String>,
     pub handler: Option<Handler>,
@@ -449,7 +451,7 @@ pub(crate) struct CmdSpec {
 impl CmdSpec {
     pub(crate) fn find_sub(&self, word: &str) -> Option<&CmdSpec> {
         match self.sub_match {
-            SubMatch::Exact => self.subs.iter().find(|s| s.names.iter().any(|n| n == word)),
+            SubMatch::Exact => self.sub_index.get(word).map(|&i| &self.subs[i]),
             SubMatch::PrefixFirst => {
                 if word.is_empty() {
                     return None;
@@ -591,8 +593,16 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
     {
         return Err(invalid(format!("default_sub `{d}` is not a subcommand")));
     }
+    let mut sub_index = FastMap::default();
+    for (i, sub) in subs.iter().enumerate() {
+        for n in &sub.names {
+            // The first listed subcommand wins, as a linear search would.
+            sub_index.entry(n.clone()).or_insert(i);
+        }
+    }
     Ok(CmdSpec {
         names: raw.names,
+        sub_index,
         class,
         style,
         abbrev,
