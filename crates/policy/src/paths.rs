@@ -982,16 +982,28 @@ fn match_vec(toks: &[Tok], text: &str) -> bool {
 #[derive(Debug, Clone)]
 pub(crate) struct Glob {
     toks: Vec<Tok>,
+    /// The pattern itself when it has no metacharacters (most protect words: `sshd`).
+    literal: Option<String>,
 }
 
 impl Glob {
     pub(crate) fn new(p: &str) -> Self {
-        Self { toks: compile(p) }
+        Self {
+            toks: compile(p),
+            literal: (!has_meta(p)).then(|| p.to_owned()),
+        }
     }
 
     /// Matches a literal text.
     pub(crate) fn matches(&self, text: &str) -> bool {
-        match_toks(&self.toks, text)
+        match &self.literal {
+            Some(l) => l == text,
+            None => match self.toks.first() {
+                // Cheap reject on a literal first character.
+                Some(Tok::Char(c)) if !text.starts_with(*c) => false,
+                _ => match_toks(&self.toks, text),
+            },
+        }
     }
 
     /// Could some text match both this glob and `other`?
