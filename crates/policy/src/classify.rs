@@ -1388,27 +1388,6 @@ pub(crate) fn env_allowed(name: &str, value: Option<&str>, has_value: bool) -> b
     false
 }
 
-/// Environment variable names that by convention hold credentials (in containers and on
-/// remote hosts; the executor's own environment has none).
-pub(crate) fn secret_name(name: &str) -> bool {
-    let n = name.to_ascii_uppercase();
-    [
-        "PASSWORD",
-        "PASSWD",
-        "SECRET",
-        "TOKEN",
-        "API_KEY",
-        "APIKEY",
-        "PRIVATE_KEY",
-        "ACCESS_KEY",
-        "CREDENTIAL",
-        "_PASS",
-    ]
-    .iter()
-    .any(|k| n.contains(k))
-        || n.ends_with("_KEY")
-}
-
 /// Does this substitution print only names or numbers (no `/`, no leading `-`)? `$(pgrep
 /// -o postgres)` is a PID, `$(docker ps -q)` container ids, `$(hostname)` a name.
 fn token_output(list: &crate::ir::List) -> bool {

@@ -1678,12 +1678,33 @@ pub(crate) fn guest_environment(e: &mut Engine<'_>, words: &[Word]) {
     }
 }
 
+/// Environment variable names that by convention hold credentials (in containers and on
+/// remote hosts; the executor's own environment has none).
+fn secret_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    [
+        "PASSWORD",
+        "PASSWD",
+        "SECRET",
+        "TOKEN",
+        "API_KEY",
+        "APIKEY",
+        "PRIVATE_KEY",
+        "ACCESS_KEY",
+        "CREDENTIAL",
+        "_PASS",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
+        || n.ends_with("_KEY")
+}
+
 /// `echo "$DB_PASSWORD"` in a container or on a remote host prints a credential.
 fn print_secrets(e: &mut Engine<'_>, operands: &[usize], words: &[Word]) {
     for &i in operands {
         for part in &words[i].parts {
             if let Part::Param { name, .. } = part
-                && crate::classify::secret_name(name)
+                && secret_name(name)
             {
                 e.add(
                     "secret.variable",

@@ -128,11 +128,55 @@ const PROTECTED_WRITE: &[&str] = &[
     "/etc/docker/daemon.json",
 ];
 
-/// Reading these discloses secrets: always asks.
-const SECRET_READ: &[&str] = &[
+/// Fixed system locations of secrets, shared by both lists below.
+const SECRET_SYSTEM: &[&str] = &[
     "/etc/shadow",
-    "/etc/shadow-",
+    "/run/secrets/**",
+    "/var/run/secrets/**",
+    "/var/lib/kubelet/pki/**",
+    "/var/lib/rancher/k3s/server/**",
+    "/etc/rancher/k3s/k3s.yaml",
+    "/etc/rancher/k3s/registries.yaml",
+    "/etc/NetworkManager/system-connections/**",
+    "/etc/wpa_supplicant/*.conf",
+    "/etc/postfix/sasl_passwd*",
+    "/etc/grafana/grafana.ini",
     "/etc/gshadow",
+    "/etc/ssh/ssh_host_*key",
+    "/etc/pve/priv/**",
+    "/etc/ssl/private/**",
+    "/etc/wireguard/**",
+    "/etc/corosync/authkey",
+    "/etc/mysql/debian.cnf",
+    "/proc/[0-9]*/environ",
+    "/proc/[0-9]*/mem",
+    "/proc/[0-9]*/root/**",
+    "/proc/[0-9]*/cwd/**",
+    "/proc/[0-9]*/fd/**",
+    "/proc/[0-9]*/map_files/**",
+    "/proc/[0-9]*/task/*/environ",
+    "/proc/self/environ",
+    "/proc/self/mem",
+    "/proc/self/root/**",
+    "/proc/self/cwd/**",
+    "/proc/self/fd/**",
+    "/proc/self/map_files/**",
+    "/proc/self/task/*/environ",
+    "/proc/thread-self/environ",
+    "/proc/thread-self/mem",
+    "/proc/thread-self/root/**",
+    "/proc/thread-self/cwd/**",
+    "/proc/thread-self/fd/**",
+    "/proc/thread-self/map_files/**",
+    "/proc/thread-self/task/*/environ",
+    "/proc/kcore",
+    "/var/lib/pve-cluster/**",
+    "/var/lib/samba/private/**",
+];
+
+/// Reading these discloses secrets: always asks (with `SECRET_SYSTEM`).
+const SECRET_READ: &[&str] = &[
+    "/etc/shadow-",
     "/etc/gshadow-",
     "/etc/security/opasswd",
     "**/.ssh/id_*",
@@ -142,19 +186,14 @@ const SECRET_READ: &[&str] = &[
     "**/id_ed25519",
     "**/id_ecdsa_sk",
     "**/id_ed25519_sk",
-    "/etc/ssh/ssh_host_*key",
     "/etc/pve/priv",
-    "/etc/pve/priv/**",
     "/etc/pve/**.key",
-    "/etc/corosync/authkey",
     "**/*.key",
     "**/*_key",
     "**/privkey*.pem",
     "**/privkey",
     "**/*.privkey",
     "**/*key.pem",
-    "/var/lib/rancher/k3s/server/**",
-    "/etc/rancher/k3s/k3s.yaml",
     "**/node-token",
     "/etc/kubernetes/*.conf",
     "**/*.keyring",
@@ -206,50 +245,19 @@ const SECRET_READ: &[&str] = &[
     "**/lidarr/**config.xml",
     "**/prowlarr/**config.xml",
     "**/readarr/**config.xml",
-    "/run/secrets/**",
-    "/var/run/secrets/**",
-    "/var/lib/kubelet/pki/**",
-    "/etc/rancher/k3s/registries.yaml",
     "**/containers/auth.json",
-    "/etc/NetworkManager/system-connections/**",
-    "/etc/wpa_supplicant/*.conf",
     "/etc/hostapd/hostapd.conf",
     "/etc/ddclient.conf",
     "/etc/msmtprc",
     "**/.msmtprc",
-    "/etc/postfix/sasl_passwd*",
     "/etc/exim4/passwd.client",
     "**/.fetchmailrc",
-    "/etc/grafana/grafana.ini",
     "/etc/gitlab/gitlab-secrets.json",
     "/etc/gitlab/initial_root_password",
     "/etc/pihole/setupVars.conf",
-    "/proc/[0-9]*/environ",
-    "/proc/[0-9]*/mem",
-    "/proc/[0-9]*/root/**",
-    "/proc/[0-9]*/cwd/**",
-    "/proc/[0-9]*/fd/**",
-    "/proc/[0-9]*/map_files/**",
-    "/proc/[0-9]*/task/*/environ",
-    "/proc/self/environ",
-    "/proc/self/mem",
-    "/proc/self/root/**",
-    "/proc/self/cwd/**",
-    "/proc/self/fd/**",
-    "/proc/self/map_files/**",
-    "/proc/self/task/*/environ",
-    "/proc/thread-self/environ",
-    "/proc/thread-self/mem",
-    "/proc/thread-self/root/**",
-    "/proc/thread-self/cwd/**",
-    "/proc/thread-self/fd/**",
-    "/proc/thread-self/map_files/**",
-    "/proc/thread-self/task/*/environ",
-    "/proc/kcore",
     "**/.netrc",
     "**/.pgpass",
     "**/.my.cnf",
-    "/etc/mysql/debian.cnf",
     "**/.git-credentials",
     "**/.docker/config.json",
     "**/.kube/config",
@@ -264,14 +272,10 @@ const SECRET_READ: &[&str] = &[
     "**/.mysql_history",
     "**/.psql_history",
     "**/.gnupg/**",
-    "/etc/ssl/private/**",
     "/etc/letsencrypt/live/**",
     "/etc/letsencrypt/archive/**",
     "/etc/letsencrypt/keys/**",
     "/etc/letsencrypt/accounts/**",
-    "/etc/wireguard/**",
-    "/var/lib/pve-cluster/**",
-    "/var/lib/samba/private/**",
     "/etc/samba/smbpasswd",
     "/etc/ipsec.secrets",
     "/etc/ppp/*-secrets",
@@ -299,28 +303,11 @@ const SECRET_READ: &[&str] = &[
     "/dev/udp/**",
 ];
 
-/// Secrets under these directories are reached by recursive reads (`grep -r`, `tar c`).
+/// Secrets under these directories are reached by recursive reads (`grep -r`, `tar c`),
+/// with `SECRET_SYSTEM`.
 const SECRET_DIRS: &[&str] = &[
-    "/etc/shadow",
-    "/run/secrets/**",
-    "/var/run/secrets/**",
-    "/var/lib/kubelet/pki/**",
-    "/var/lib/rancher/k3s/server/**",
-    "/etc/rancher/k3s/k3s.yaml",
-    "/etc/rancher/k3s/registries.yaml",
-    "/etc/NetworkManager/system-connections/**",
-    "/etc/wpa_supplicant/*.conf",
-    "/etc/postfix/sasl_passwd*",
-    "/etc/grafana/grafana.ini",
-    "/etc/gshadow",
-    "/etc/ssh/ssh_host_*key",
-    "/etc/pve/priv/**",
-    "/etc/ssl/private/**",
     "/etc/letsencrypt/**",
-    "/etc/wireguard/**",
-    "/etc/corosync/authkey",
     "/etc/kubernetes/**",
-    "/etc/mysql/debian.cnf",
     "/root/**",
     "/home/*/.ssh/**",
     "/home/*/.config/**",
@@ -339,31 +326,7 @@ const SECRET_DIRS: &[&str] = &[
     "~/.docker/**",
     "~/.netrc",
     "~/.*_history",
-    "/proc/[0-9]*/environ",
-    "/proc/[0-9]*/mem",
-    "/proc/[0-9]*/root/**",
-    "/proc/[0-9]*/cwd/**",
-    "/proc/[0-9]*/fd/**",
-    "/proc/[0-9]*/map_files/**",
-    "/proc/[0-9]*/task/*/environ",
-    "/proc/self/environ",
-    "/proc/self/mem",
-    "/proc/self/root/**",
-    "/proc/self/cwd/**",
-    "/proc/self/fd/**",
-    "/proc/self/map_files/**",
-    "/proc/self/task/*/environ",
-    "/proc/thread-self/environ",
-    "/proc/thread-self/mem",
-    "/proc/thread-self/root/**",
-    "/proc/thread-self/cwd/**",
-    "/proc/thread-self/fd/**",
-    "/proc/thread-self/map_files/**",
-    "/proc/thread-self/task/*/environ",
-    "/proc/kcore",
     "/dev/**",
-    "/var/lib/pve-cluster/**",
-    "/var/lib/samba/private/**",
 ];
 
 /// Suffixes that mark public halves of key pairs.
@@ -594,10 +557,11 @@ impl Pat {
 }
 
 impl Compiled {
-    fn new(list: &[&'static str]) -> Self {
+    fn new(lists: &[&[&'static str]]) -> Self {
         Self {
-            pats: list
+            pats: lists
                 .iter()
+                .flat_map(|l| l.iter())
                 .map(|p| {
                     let needle = needle(p);
                     Pat {
@@ -639,11 +603,11 @@ fn bigrams(s: &str) -> u64 {
 }
 
 static PROTECTED: std::sync::LazyLock<Compiled> =
-    std::sync::LazyLock::new(|| Compiled::new(PROTECTED_WRITE));
+    std::sync::LazyLock::new(|| Compiled::new(&[PROTECTED_WRITE]));
 static SECRETS: std::sync::LazyLock<Compiled> =
-    std::sync::LazyLock::new(|| Compiled::new(SECRET_READ));
+    std::sync::LazyLock::new(|| Compiled::new(&[SECRET_SYSTEM, SECRET_READ]));
 static SECRET_DIR_LIST: std::sync::LazyLock<Compiled> =
-    std::sync::LazyLock::new(|| Compiled::new(SECRET_DIRS));
+    std::sync::LazyLock::new(|| Compiled::new(&[SECRET_SYSTEM, SECRET_DIRS]));
 
 fn compiled_for(list: &[&'static str]) -> &'static Compiled {
     if std::ptr::eq(list, PROTECTED_WRITE) {
