@@ -1,6 +1,8 @@
 //! The classification walk. One pass over the IR both classifies and emits the
 //! canonical text, so what is emitted is exactly what was classified.
 
+use std::borrow::Cow;
+
 use crate::decision::{Class, Decision, Finding, Span};
 use crate::ir::{
     AndOrOp, Assign, Cmd, List, Part, Pipeline, RedirOp, RedirTarget, Redirect, Simple, TestExpr,
@@ -47,7 +49,9 @@ pub(crate) struct Engine<'p> {
     pub depth: u32,
     vars: Vec<(String, Binding)>,
     /// Working directory: `Some("~")` at start; `None` when unknown.
-    pub cwd: Option<String>,
+    /// Borrowed while it is the starting `~` (most commands never `cd`): cloning it for
+    /// every pipeline stage and subshell then costs nothing.
+    pub cwd: Option<Cow<'static, str>>,
     /// Emitting for `sh -c`: no bash-only syntax.
     pub sh_mode: bool,
     /// Path pattern of what the previous pipeline stage prints (find → xargs).
@@ -79,13 +83,14 @@ impl<'p> Engine<'p> {
     pub(crate) fn new(policy: &'p Policy) -> Self {
         Self {
             policy,
-            findings: Vec::new(),
+            // Most commands end with one to four findings.
+            findings: Vec::with_capacity(4),
             class: Class::ReadOnly,
             unknown: false,
             budget: BUDGET,
             depth: 0,
             vars: Vec::new(),
-            cwd: Some("~".to_owned()),
+            cwd: Some(Cow::Borrowed("~")),
             sh_mode: false,
             stdin_paths: None,
             stdout_paths: None,
@@ -212,7 +217,7 @@ impl<'p> Engine<'p> {
                 Part::Tilde(_) => vec!["~".to_owned()],
                 Part::Param { name, plain, .. } => match (name.as_str(), *plain) {
                     ("HOME", true) => vec!["~".to_owned()],
-                    ("PWD", true) => vec![self.cwd.clone().unwrap_or_else(|| "**".to_owned())],
+                    ("PWD", true) => vec![self.cwd.as_deref().unwrap_or("**").to_owned()],
                     ("?" | "#" | "$" | "!", _) => vec!["*".to_owned()],
                     (n, true) => match self.binding(n) {
                         Some(b) => b.patterns.clone(),
@@ -1262,7 +1267,7 @@ impl<'p> Engine<'p> {
             Ok(list) => {
                 let saved = (self.sh_mode, self.cwd.clone(), self.vars.len());
                 self.sh_mode = sh_mode;
-                self.cwd = Some("~".to_owned());
+                self.cwd = Some(Cow::Borrowed("~"));
                 let mut out = String::with_capacity(text.len() + 8);
                 self.depth += 1;
                 self.list(&list, &mut out);

@@ -332,7 +332,7 @@ fn xargs(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mu
     let pattern = e.stdin_paths.clone().unwrap_or_else(|| "**".to_owned());
     let may_be_option = e.stdin_paths.is_none();
     let synthetic = |span: Span| Word {
-        parts: vec![Part::Synthetic {
+        parts: smallvec::smallvec![Part::Synthetic {
             pattern: pattern.clone(),
             may_be_option,
         }],
@@ -360,7 +360,7 @@ fn xargs(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mu
                         let first_dash =
                             matches!(w.parts.first(), Some(Part::Lit(s)) if s.starts_with('-'));
                         *w = Word {
-                            parts: vec![Part::Synthetic {
+                            parts: smallvec::smallvec![Part::Synthetic {
                                 pattern: "**".to_owned(),
                                 may_be_option: first_dash || may_be_option,
                             }],
@@ -2287,7 +2287,7 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
                         .map(|x| {
                             if x.literal() == Some("{}") {
                                 Word {
-                                    parts: vec![Part::Synthetic {
+                                    parts: smallvec::smallvec![Part::Synthetic {
                                         pattern: found_pat.clone(),
                                         may_be_option: false,
                                     }],
@@ -2295,7 +2295,7 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
                                 }
                             } else if x.parts.iter().any(|p| matches!(p, Part::Lit(s) if s.contains("{}"))) {
                                 Word {
-                                    parts: vec![Part::Synthetic {
+                                    parts: smallvec::smallvec![Part::Synthetic {
                                         pattern: "**".to_owned(),
                                         may_be_option: matches!(x.parts.first(), Some(Part::Lit(s)) if s.starts_with('-')),
                                     }],
@@ -2369,7 +2369,7 @@ fn cd(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         .filter(|w| !matches!(w.literal(), Some("-L" | "-P" | "-e" | "-@" | "--")))
         .collect();
     match args.as_slice() {
-        [] => e.cwd = Some("~".to_owned()),
+        [] => e.cwd = Some("~".into()),
         [w] => {
             let (pats, known) = e.pattern(w);
             if known && pats.len() == 1 && !crate::paths::has_meta(&pats[0]) && pats[0] != "-" {
@@ -2377,7 +2377,7 @@ fn cd(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
                 e.cwd = if r.starts_with("**") {
                     None
                 } else {
-                    Some(r.into_owned())
+                    Some(r.into_owned().into())
                 };
             } else {
                 e.cwd = None;

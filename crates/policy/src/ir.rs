@@ -162,10 +162,13 @@ pub(crate) enum RedirTarget {
     },
 }
 
+/// The parts of a word; most words are one literal, kept inline (no allocation).
+pub(crate) type Parts = smallvec::SmallVec<[Part; 1]>;
+
 /// A word after lowering: literal text and the expansions bash would perform.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Word {
-    pub parts: Vec<Part>,
+    pub parts: Parts,
     pub span: Span,
 }
 
@@ -201,7 +204,7 @@ pub(crate) enum Part {
 impl Word {
     pub(crate) fn lit(s: &str, span: Span) -> Self {
         Self {
-            parts: vec![Part::Lit(s.to_owned())],
+            parts: smallvec::smallvec![Part::Lit(s.to_owned())],
             span,
         }
     }

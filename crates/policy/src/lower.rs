@@ -8,8 +8,8 @@ use brush_parser::word::{self as bword, Parameter, ParameterExpr, TildeExpr, Wor
 
 use crate::decision::Span;
 use crate::ir::{
-    AndOr, AndOrOp, Assign, CaseArm, Cmd, List, Part, Pipeline, RedirOp, RedirTarget, Redirect,
-    Simple, TestExpr, Word,
+    AndOr, AndOrOp, Assign, CaseArm, Cmd, List, Part, Parts, Pipeline, RedirOp, RedirTarget,
+    Redirect, Simple, TestExpr, Word,
 };
 
 /// Longest command text the classifier accepts.
@@ -61,61 +61,60 @@ pub(crate) fn precheck(src: &str, span: Span) -> Res<()> {
             span,
         ));
     }
-    // `$\<newline>(…)` is still a substitution to bash, but only obfuscation writes it.
-    if src.contains("$\\\n") {
-        return Err(Unsupported::new(
-            "unknown.obfuscation",
-            "a line continuation splits a `$` expansion",
-            span,
-        ));
-    }
-    // Byte-level scan (the common case is ASCII); multi-byte sequences are decoded
-    // only when their lead byte could start a forbidden character.
+    // One byte-level pass finds forbidden characters and estimates nesting, quote-aware.
+    // Most bytes are ordinary and skipped through a table; multi-byte sequences are
+    // decoded only at their lead byte. Every character the estimate looks at is ASCII,
+    // so bytes stand in for chars.
     let bytes = src.as_bytes();
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut in_single = false;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b < 0x80 {
-            if (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f {
-                return Err(control_char(char::from(b), span));
-            }
+        if !PRECHECK_SPECIAL[usize::from(b)] {
             i += 1;
             continue;
         }
-        let c = src[i..].chars().next().unwrap_or('\u{fffd}');
-        let bad = match c {
-            '\u{80}'..='\u{9f}' => true,
-            // Bidirectional overrides and zero-width characters hide what is run.
-            '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => true,
-            '\u{feff}' => true,
-            _ => false,
-        };
-        if bad {
-            return Err(control_char(c, span));
-        }
-        i += c.len_utf8();
-    }
-    let mut depth = 0usize;
-    let mut max = 0usize;
-    let mut in_single = false;
-    let mut prev = '\0';
-    for c in src.chars() {
-        if in_single {
-            if c == '\'' {
-                in_single = false;
+        if b >= 0x80 {
+            let c = src[i..].chars().next().unwrap_or('\u{fffd}');
+            let bad = match c {
+                '\u{80}'..='\u{9f}' => true,
+                // Bidirectional overrides and zero-width characters hide what is run.
+                '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => true,
+                '\u{feff}' => true,
+                _ => false,
+            };
+            if bad {
+                return Err(control_char(c, span));
             }
+            i += c.len_utf8();
             continue;
         }
-        match c {
-            '\'' if prev != '\\' => in_single = true,
-            '(' | '{' | '[' | '`' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            ')' | '}' | ']' => depth = depth.saturating_sub(1),
-            _ => {}
+        if b < 0x20 || b == 0x7f {
+            return Err(control_char(char::from(b), span));
         }
-        prev = c;
+        // `$\<newline>(…)` is still a substitution to bash, but only obfuscation writes it.
+        if b == b'$' && bytes[i + 1..].starts_with(b"\\\n") {
+            return Err(Unsupported::new(
+                "unknown.obfuscation",
+                "a line continuation splits a `$` expansion",
+                span,
+            ));
+        }
+        if in_single {
+            in_single = b != b'\'';
+        } else {
+            match b {
+                b'\'' => in_single = i == 0 || bytes[i - 1] != b'\\',
+                b'(' | b'{' | b'[' | b'`' => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                b')' | b'}' | b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        i += 1;
     }
     if max > MAX_NESTING {
         return Err(Unsupported::new(
@@ -126,6 +125,23 @@ pub(crate) fn precheck(src: &str, span: Span) -> Res<()> {
     }
     Ok(())
 }
+
+/// Bytes the precheck has to look at: control characters, non-ASCII lead and
+/// continuation bytes, quotes, brackets and `$`.
+static PRECHECK_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match i as u8 {
+            b'\n' | b'\t' => false,
+            0..=0x1f | 0x7f..=0xff => true,
+            b'\'' | b'(' | b'{' | b'[' | b'`' | b')' | b'}' | b']' | b'$' => true,
+            _ => false,
+        };
+        i += 1;
+    }
+    t
+};
 
 fn control_char(c: char, span: Span) -> Unsupported {
     Unsupported::new(
@@ -227,6 +243,7 @@ impl Lowerer {
     }
 
     fn compound_list_into(&self, cl: &ast::CompoundList, out: &mut List) -> Res<()> {
+        out.items.reserve(cl.0.len());
         for ast::CompoundListItem(ao, sep) in &cl.0 {
             if matches!(sep, ast::SeparatorOperator::Async) {
                 return Err(Unsupported::new(
@@ -479,7 +496,10 @@ impl Lowerer {
 
     fn simple(&self, s: &ast::SimpleCommand) -> Res<Simple> {
         let mut assigns = Vec::new();
-        let mut words = Vec::new();
+        let n = s.prefix.as_ref().map_or(0, |p| p.0.len())
+            + s.suffix.as_ref().map_or(0, |p| p.0.len())
+            + 1;
+        let mut words = Vec::with_capacity(n);
         let mut redirects = Vec::new();
         let mut start = usize::MAX;
         let mut end = 0usize;
@@ -579,7 +599,7 @@ impl Lowerer {
         }
         let list = self.compound_list(&sub.list)?;
         Ok(Word {
-            parts: vec![Part::ProcSub {
+            parts: smallvec::smallvec![Part::ProcSub {
                 write: matches!(kind, ast::ProcessSubstitutionKind::Write),
                 list: Box::new(list),
             }],
@@ -755,7 +775,7 @@ impl Lowerer {
             })
         {
             return Ok(Word {
-                parts: vec![Part::Lit(raw.to_owned())],
+                parts: smallvec::smallvec![Part::Lit(raw.to_owned())],
                 span,
             });
         }
@@ -1154,7 +1174,7 @@ fn is_user_char(c: char) -> bool {
 
 /// Accumulates parts of one word.
 struct Decoder {
-    parts: Vec<Part>,
+    parts: Parts,
     lit: String,
     span: Span,
     /// Unquoted `{` seen, and a `,`/`..` after it: brace expansion if a `}` follows.
@@ -1166,7 +1186,7 @@ struct Decoder {
 impl Decoder {
     fn new(span: Span) -> Self {
         Self {
-            parts: Vec::new(),
+            parts: Parts::new(),
             lit: String::new(),
             span,
             brace_open: false,
@@ -1479,6 +1499,30 @@ mod tests {
         assert_eq!(s.words[0].literal(), Some("ls"));
         assert_eq!(s.words[1].literal(), Some("a b"));
         assert_eq!(s.words[2].literal(), Some("c d"));
+    }
+
+    #[test]
+    fn precheck_counts_nesting_outside_single_quotes_only() {
+        let sp = Span::new(0, 0);
+        let deep = format!("echo {}x{}", "(".repeat(30), ")".repeat(30));
+        assert_eq!(precheck(&deep, sp).unwrap_err().rule, "unknown.too_nested");
+        // Inside single quotes brackets are text.
+        assert!(precheck(&format!("echo '{}'", "(".repeat(30)), sp).is_ok());
+        // `\'` does not open a quote, so the brackets after it count.
+        let escaped = format!("echo \\'{}", "[".repeat(30));
+        assert_eq!(
+            precheck(&escaped, sp).unwrap_err().rule,
+            "unknown.too_nested"
+        );
+        // Control characters and hidden Unicode are refused even inside quotes.
+        for bad in ["echo 'a\u{7}b'", "echo 'x\u{202e}y'", "ls \u{200b}-la"] {
+            assert_eq!(precheck(bad, sp).unwrap_err().rule, "unknown.control_char");
+        }
+        assert!(precheck("echo 'héllo — ✓' \"(ok)\"", sp).is_ok());
+        assert_eq!(
+            precheck("echo $\\\n(id)", sp).unwrap_err().rule,
+            "unknown.obfuscation"
+        );
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Exact option parsing against a command spec (getopt_long, pflag, lenient).
 
+use smallvec::SmallVec;
+
 use crate::decision::Span;
 use crate::ir::{Part, Word};
 use crate::lower::Unsupported;
@@ -39,17 +41,23 @@ pub(crate) struct Occ<'a> {
     pub word: usize,
 }
 
+/// Short lists kept inline: a command has a few options, operands and subcommands, and
+/// this runs for every command classified.
+pub(crate) type Occs<'a> = SmallVec<[Occ<'a>; 4]>;
+pub(crate) type Indices = SmallVec<[usize; 6]>;
+pub(crate) type SpecPath<'a> = SmallVec<[&'a CmdSpec; 3]>;
+
 #[derive(Debug)]
 pub(crate) struct Parsed<'a> {
-    pub occ: Vec<Occ<'a>>,
+    pub occ: Occs<'a>,
     /// Indices of operand words (subcommand names excluded).
-    pub operands: Vec<usize>,
+    pub operands: Indices,
     /// The command and the subcommands chosen, outermost first.
-    pub path: Vec<&'a CmdSpec>,
+    pub path: SpecPath<'a>,
     /// First word of a wrapped command (operand role `cmd`).
     pub rest: Option<usize>,
     /// Indices of the words that named subcommands.
-    pub sub_words: Vec<usize>,
+    pub sub_words: Indices,
 }
 
 impl<'a> Parsed<'a> {
@@ -61,7 +69,7 @@ impl<'a> Parsed<'a> {
         self.occ.iter().any(|o| o.opt.id == id)
     }
 
-    pub(crate) fn values(&self, id: &'a str) -> impl Iterator<Item = &Occ<'a>> + '_ {
+    pub(crate) fn values<'s>(&'s self, id: &'s str) -> impl Iterator<Item = &'s Occ<'a>> + 's {
         self.occ.iter().filter(move |o| o.opt.id == id)
     }
 }
@@ -84,11 +92,11 @@ fn unknown(rule: &'static str, reason: String, span: Span) -> Unsupported {
 
 struct P<'a, 'f> {
     words: &'a [Word],
-    path: Vec<&'a CmdSpec>,
+    path: SpecPath<'a>,
     /// First level whose options are in scope (options of scoped levels end at a subcommand).
     scope: usize,
-    occ: Vec<Occ<'a>>,
-    operands: Vec<usize>,
+    occ: Occs<'a>,
+    operands: Indices,
     may_be_option: &'f dyn Fn(&Word) -> bool,
 }
 
@@ -348,14 +356,14 @@ pub(crate) fn parse<'a>(
 ) -> Result<Parsed<'a>, Unsupported> {
     let mut p = P {
         words,
-        path: vec![root],
+        path: smallvec::smallvec![root],
         scope: 0,
-        occ: Vec::new(),
-        operands: Vec::new(),
+        occ: Occs::new(),
+        operands: Indices::new(),
         may_be_option,
     };
     let mut rest = None;
-    let mut sub_words = Vec::new();
+    let mut sub_words = Indices::new();
     let mut i = 1;
     let mut only_operands = false;
 

@@ -350,7 +350,7 @@ pub(crate) fn is_sink(path: &str) -> bool {
 
 /// Is writing `pat` (a resolved path pattern) destructive?
 pub(crate) fn protected_write(pat: &str) -> Option<&'static str> {
-    overlaps_any(pat, PROTECTED_WRITE)
+    overlaps_any(pat, &PROTECTED)
 }
 
 /// Is writing to `pat` destructive when it may be a directory (`cp x /etc`, `mv key ~/.ssh/`)?
@@ -377,7 +377,7 @@ pub(crate) fn protected_write_into(pat: &str) -> Option<&'static str> {
     let inside_lit = &inside[..inside.find(['*', '?', '[']).unwrap_or(inside.len())];
     // Only anchored patterns: `**/.bashrc` would make every directory look protected. The
     // literal prefixes must agree before the (costlier) glob checks run.
-    compiled_for(PROTECTED_WRITE)
+    PROTECTED
         .pats
         .iter()
         .filter(|p| p.text.starts_with('/') && p.prefix_agrees(inside_lit))
@@ -471,7 +471,7 @@ pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
         // `find -name` (where this form comes from) also matches dot files; a wildcard
         // name meets only the secrets it names (see `names_may_meet`).
         let q = compile(name);
-        return compiled_for(SECRET_READ)
+        return SECRETS
             .pats
             .iter()
             .filter(|p| p.text.strip_prefix("**/").is_some_and(|b| !b.contains('/')))
@@ -479,7 +479,7 @@ pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
             .find(|p| overlaps_toks_with(&p.toks[2..], &q, false))
             .map(|p| p.text);
     }
-    overlaps_any(pat, SECRET_READ)
+    overlaps_any(pat, &SECRETS)
 }
 
 /// Does a recursive read under directory `dir` possibly disclose a secret?
@@ -494,10 +494,10 @@ pub(crate) fn secret_under(dir: &str) -> Option<&'static str> {
         let mut below = String::with_capacity(trimmed.len() + 3);
         below.push_str(trimmed);
         below.push_str("/**");
-        return overlaps_any(&below, SECRET_DIRS);
+        return overlaps_any(&below, &SECRET_DIR_LIST);
     }
     // A secret is under DIR when its pattern can still match after reading "DIR/".
-    let c = compiled_for(SECRET_DIRS);
+    let c = &*SECRET_DIR_LIST;
     c.pats
         .iter()
         // Cheap reject first: the literal prefixes must agree where both are defined.
@@ -530,6 +530,9 @@ struct Pat {
     text: &'static str,
     /// The literal characters before the first metacharacter.
     prefix: &'static str,
+    /// The literal characters after the last metacharacter (list patterns have no escapes
+    /// and no `]` inside a bracket expression).
+    suffix: &'static str,
     /// The longest literal run, and its byte-pair set.
     needle: &'static str,
     bits: u64,
@@ -567,6 +570,7 @@ impl Compiled {
                     Pat {
                         text: p,
                         prefix: &p[..p.find(['*', '?', '[']).unwrap_or(p.len())],
+                        suffix: literal_suffix(p),
                         needle,
                         bits: bigrams(needle),
                         toks: compile(p),
@@ -609,18 +613,7 @@ static SECRETS: std::sync::LazyLock<Compiled> =
 static SECRET_DIR_LIST: std::sync::LazyLock<Compiled> =
     std::sync::LazyLock::new(|| Compiled::new(&[SECRET_SYSTEM, SECRET_DIRS]));
 
-fn compiled_for(list: &[&'static str]) -> &'static Compiled {
-    if std::ptr::eq(list, PROTECTED_WRITE) {
-        &PROTECTED
-    } else if std::ptr::eq(list, SECRET_READ) {
-        &SECRETS
-    } else {
-        &SECRET_DIR_LIST
-    }
-}
-
-fn overlaps_any(pat: &str, list: &[&'static str]) -> Option<&'static str> {
-    let c = compiled_for(list);
+fn overlaps_any(pat: &str, c: &Compiled) -> Option<&'static str> {
     if has_meta(pat) {
         // Two patterns can only overlap if their literal prefixes agree.
         let lit = &pat[..pat.find(['*', '?', '[', '\\']).unwrap_or(pat.len())];
@@ -658,7 +651,12 @@ fn overlaps_any(pat: &str, list: &[&'static str]) -> Option<&'static str> {
             continue;
         }
         let p = &c.pats[i];
-        if pat.contains(p.needle) && match_toks(&p.toks, pat) {
+        // A literal path must carry the pattern's literal ends before the automaton runs.
+        if pat.starts_with(p.prefix)
+            && pat.ends_with(p.suffix)
+            && pat.contains(p.needle)
+            && match_toks(&p.toks, pat)
+        {
             return Some(p.text);
         }
     }
@@ -683,6 +681,17 @@ fn names_may_meet(p: &Pat, last: &str) -> bool {
         || (!q_lit.is_empty()
             && !n_lit.is_empty()
             && (q_lit.starts_with(n_lit) || n_lit.starts_with(q_lit)))
+}
+
+/// The literal characters after the last metacharacter of a list pattern; the `/` after
+/// a `**` is left out, since `**/` may match nothing.
+fn literal_suffix(p: &str) -> &str {
+    let cut = p.rfind(['*', '?', ']']).map_or(0, |i| i + 1);
+    if p[..cut].ends_with("**") && p[cut..].starts_with('/') {
+        &p[cut + 1..]
+    } else {
+        &p[cut..]
+    }
 }
 
 /// The longest run of literal characters in a pattern.
@@ -948,26 +957,68 @@ pub(crate) struct Glob {
     toks: Vec<Tok>,
     /// The pattern itself when it has no metacharacters (most protect words: `sshd`).
     literal: Option<String>,
+    /// Literal text every match starts and ends with, and the fewest characters a
+    /// match has; `exact` when it has no `*`: cheap rejects before the automaton runs.
+    prefix: String,
+    suffix: String,
+    min_chars: usize,
+    exact: bool,
 }
 
 impl Glob {
     pub(crate) fn new(p: &str) -> Self {
+        let toks = compile(p);
+        let lit = |t: &Tok| match t {
+            Tok::Char(c) => Some(*c),
+            _ => None,
+        };
+        // `**/` may match nothing at all, its `/` included.
+        let skippable = |i: usize| {
+            i > 0 && matches!(toks[i], Tok::Char('/')) && matches!(toks[i - 1], Tok::DStar)
+        };
+        let prefix: String = toks.iter().map_while(lit).collect();
+        let tail = toks.len() - toks.iter().rev().map_while(lit).count();
+        let tail = if tail < toks.len() && skippable(tail) {
+            tail + 1
+        } else {
+            tail
+        };
+        let suffix: String = toks[tail..].iter().filter_map(lit).collect();
+        let min_chars = (0..toks.len())
+            .filter(|&i| !matches!(toks[i], Tok::Star | Tok::DStar) && !skippable(i))
+            .count();
         Self {
-            toks: compile(p),
             literal: (!has_meta(p)).then(|| p.to_owned()),
+            prefix,
+            suffix,
+            exact: min_chars == toks.len(),
+            min_chars,
+            toks,
         }
     }
 
     /// Matches a literal text.
     pub(crate) fn matches(&self, text: &str) -> bool {
-        match &self.literal {
-            Some(l) => l == text,
-            None => match self.toks.first() {
-                // Cheap reject on a literal first character.
-                Some(Tok::Char(c)) if !text.starts_with(*c) => false,
-                _ => match_toks(&self.toks, text),
-            },
+        if let Some(l) = &self.literal {
+            return l == text;
         }
+        // A text has at least as many bytes as characters.
+        if text.len() < self.min_chars
+            || (self.exact && text.is_ascii() && text.len() != self.min_chars)
+            || !text.starts_with(self.prefix.as_str())
+            || !text.ends_with(self.suffix.as_str())
+        {
+            return false;
+        }
+        // A one-character token at either end must accept the character there (literal
+        // ends were checked above).
+        let edge = |t: Option<&Tok>, c: Option<char>| match t {
+            Some(t @ (Tok::One | Tok::Class(..))) => c.is_some_and(|c| tok_accepts(t, c)),
+            _ => true,
+        };
+        edge(self.toks.first(), text.chars().next())
+            && edge(self.toks.last(), text.chars().next_back())
+            && match_toks(&self.toks, text)
     }
 
     /// Could some text match both this glob and `other`?
@@ -1120,10 +1171,70 @@ mod tests {
         assert!(glob_match("**/.ssh/id_*", "/root/.ssh/id_rsa"));
         assert!(glob_match("**/.ssh/id_*", "~/.ssh/id_ed25519"));
         assert!(glob_match("**/.bashrc", ".bashrc"));
+        // Resolved paths start with `/` or `~`.
+        assert_eq!(protected_write("~/.bashrc"), Some("**/.bashrc"));
+        assert_eq!(
+            secret_read("/proc/1/environ"),
+            Some("/proc/[0-9]*/environ")
+        );
+        assert_eq!(literal_suffix("**/.ssh/id_*"), "");
+        assert_eq!(literal_suffix("/proc/[0-9]*/environ"), "/environ");
         assert!(glob_match("**/*.key", "/etc/ssl/x.key"));
         assert!(!glob_match("**/*.key", "/etc/ssl/x.keys"));
         assert!(glob_match("/proc/[0-9]*/environ", "/proc/1/environ"));
         assert!(glob_match("/dev/sd*", "/dev/sda1"));
+    }
+
+    #[test]
+    fn compiled_globs_agree_with_the_automaton() {
+        // The cheap rejects in `Glob::matches` (length, literal ends, edge characters)
+        // must never change an answer.
+        let pats = [
+            "[Ss][Ee][Cc][Rr][Ee][Tt]",
+            "**,[Ss][Ee][Cc][Rr][Ee][Tt]*",
+            "**/status/reset",
+            "[0-9]*",
+            "network.*",
+            "a?c",
+            "*",
+            "**",
+            "x\\*y",
+            "é?",
+            "**/",
+            "a/**/b",
+            "**/**/x",
+            "?",
+        ];
+        let texts = [
+            "",
+            "secret",
+            "Secret",
+            "secrets",
+            "pods,secrets",
+            "a,SECRET",
+            "/nodes/x/status/reset",
+            "status/reset",
+            "1",
+            "12b",
+            "sda",
+            "network.service",
+            "network",
+            "abc",
+            "a/c",
+            "x*y",
+            "xzy",
+            "éa",
+            "é",
+            "ab",
+            "a",
+            "/",
+        ];
+        for p in pats {
+            let g = Glob::new(p);
+            for t in texts {
+                assert_eq!(g.matches(t), glob_match(p, t), "{p} vs {t}");
+            }
+        }
     }
 
     #[test]
