@@ -222,7 +222,7 @@ impl Lowerer {
             ));
         }
         precheck(src, whole)?;
-        let program = parse_program(src, sh_mode).map_err(|e| {
+        let mut program = parse_program(src, sh_mode).map_err(|e| {
             Unsupported::new("unknown.parse", format!("shell syntax error: {e}"), whole)
         })?;
         let lw = Self {
@@ -231,20 +231,20 @@ impl Lowerer {
             sh_mode,
             whole,
         };
-        lw.program(&program)
+        lw.program(&mut program)
     }
 
-    fn program(&self, p: &ast::Program) -> Res<List> {
+    fn program(&self, p: &mut ast::Program) -> Res<List> {
         let mut list = List::default();
-        for cl in &p.complete_commands {
+        for cl in &mut p.complete_commands {
             self.compound_list_into(cl, &mut list)?;
         }
         Ok(list)
     }
 
-    fn compound_list_into(&self, cl: &ast::CompoundList, out: &mut List) -> Res<()> {
+    fn compound_list_into(&self, cl: &mut ast::CompoundList, out: &mut List) -> Res<()> {
         out.items.reserve(cl.0.len());
-        for ast::CompoundListItem(ao, sep) in &cl.0 {
+        for ast::CompoundListItem(ao, sep) in &mut cl.0 {
             if matches!(sep, ast::SeparatorOperator::Async) {
                 return Err(Unsupported::new(
                     "unknown.background",
@@ -257,16 +257,16 @@ impl Lowerer {
         Ok(())
     }
 
-    fn compound_list(&self, cl: &ast::CompoundList) -> Res<List> {
+    fn compound_list(&self, cl: &mut ast::CompoundList) -> Res<List> {
         let mut l = List::default();
         self.compound_list_into(cl, &mut l)?;
         Ok(l)
     }
 
-    fn and_or(&self, ao: &ast::AndOrList) -> Res<AndOr> {
-        let first = self.pipeline(&ao.first)?;
+    fn and_or(&self, ao: &mut ast::AndOrList) -> Res<AndOr> {
+        let first = self.pipeline(&mut ao.first)?;
         let mut rest = Vec::with_capacity(ao.additional.len());
-        for a in &ao.additional {
+        for a in &mut ao.additional {
             match a {
                 ast::AndOr::And(p) => rest.push((AndOrOp::And, self.pipeline(p)?)),
                 ast::AndOr::Or(p) => rest.push((AndOrOp::Or, self.pipeline(p)?)),
@@ -275,9 +275,9 @@ impl Lowerer {
         Ok(AndOr { first, rest })
     }
 
-    fn pipeline(&self, p: &ast::Pipeline) -> Res<Pipeline> {
+    fn pipeline(&self, p: &mut ast::Pipeline) -> Res<Pipeline> {
         let mut cmds = Vec::with_capacity(p.seq.len());
-        for c in &p.seq {
+        for c in &mut p.seq {
             cmds.push(self.command(c)?);
         }
         Ok(Pipeline {
@@ -287,21 +287,21 @@ impl Lowerer {
         })
     }
 
-    fn redirect_list(&self, r: Option<&ast::RedirectList>) -> Res<Vec<Redirect>> {
+    fn redirect_list(&self, r: Option<&mut ast::RedirectList>) -> Res<Vec<Redirect>> {
         let mut out = Vec::new();
         if let Some(r) = r {
-            for io in &r.0 {
+            for io in &mut r.0 {
                 out.push(self.redirect(io)?);
             }
         }
         Ok(out)
     }
 
-    fn command(&self, c: &ast::Command) -> Res<Cmd> {
+    fn command(&self, c: &mut ast::Command) -> Res<Cmd> {
         match c {
             ast::Command::Simple(s) => self.simple(s).map(Cmd::Simple),
             ast::Command::Compound(cc, redirs) => {
-                let redirects = self.redirect_list(redirs.as_ref())?;
+                let redirects = self.redirect_list(redirs.as_mut())?;
                 self.compound(cc, redirects)
             }
             ast::Command::Function(f) => Err(Unsupported::new(
@@ -310,7 +310,7 @@ impl Lowerer {
                 self.map.span(f.fname.loc.as_ref()),
             )),
             ast::Command::ExtendedTest(t, redirs) => {
-                let redirects = self.redirect_list(redirs.as_ref())?;
+                let redirects = self.redirect_list(redirs.as_mut())?;
                 let span = self.map.span(Some(&t.loc));
                 if self.sh_mode {
                     return Err(Unsupported::new(
@@ -324,11 +324,12 @@ impl Lowerer {
         }
     }
 
-    fn compound(&self, cc: &ast::CompoundCommand, redirects: Vec<Redirect>) -> Res<Cmd> {
+    fn compound(&self, cc: &mut ast::CompoundCommand, redirects: Vec<Redirect>) -> Res<Cmd> {
         use ast::CompoundCommand as C;
+        let until = matches!(cc, C::UntilClause(_));
         match cc {
-            C::BraceGroup(b) => Ok(Cmd::Group(self.compound_list(&b.list)?, redirects)),
-            C::Subshell(s) => Ok(Cmd::Subshell(self.compound_list(&s.list)?, redirects)),
+            C::BraceGroup(b) => Ok(Cmd::Group(self.compound_list(&mut b.list)?, redirects)),
+            C::Subshell(s) => Ok(Cmd::Subshell(self.compound_list(&mut s.list)?, redirects)),
             C::ForClause(f) => {
                 if !is_name(&f.variable_name) {
                     return Err(Unsupported::new(
@@ -350,19 +351,19 @@ impl Lowerer {
                 Ok(Cmd::For {
                     var: f.variable_name.clone(),
                     words,
-                    body: self.compound_list(&f.body.list)?,
+                    body: self.compound_list(&mut f.body.list)?,
                     redirects,
                 })
             }
             C::CaseClause(c) => {
                 let word = self.word(&c.value)?;
                 let mut arms = Vec::with_capacity(c.cases.len());
-                for item in &c.cases {
+                for item in &mut c.cases {
                     let mut patterns = Vec::with_capacity(item.patterns.len());
                     for p in &item.patterns {
                         patterns.push(self.word(p)?);
                     }
-                    let body = match &item.cmd {
+                    let body = match &mut item.cmd {
                         Some(l) => self.compound_list(l)?,
                         None => List::default(),
                     };
@@ -385,16 +386,16 @@ impl Lowerer {
             }
             C::IfClause(i) => {
                 let mut branches = vec![(
-                    self.compound_list(&i.condition)?,
-                    self.compound_list(&i.then)?,
+                    self.compound_list(&mut i.condition)?,
+                    self.compound_list(&mut i.then)?,
                 )];
                 let mut otherwise = None;
-                if let Some(elses) = &i.elses {
+                if let Some(elses) = &mut i.elses {
                     for e in elses {
-                        match &e.condition {
+                        match &mut e.condition {
                             Some(c) => branches
-                                .push((self.compound_list(c)?, self.compound_list(&e.body)?)),
-                            None => otherwise = Some(self.compound_list(&e.body)?),
+                                .push((self.compound_list(c)?, self.compound_list(&mut e.body)?)),
+                            None => otherwise = Some(self.compound_list(&mut e.body)?),
                         }
                     }
                 }
@@ -405,9 +406,9 @@ impl Lowerer {
                 })
             }
             C::WhileClause(w) | C::UntilClause(w) => Ok(Cmd::While {
-                until: matches!(cc, C::UntilClause(_)),
-                cond: self.compound_list(&w.0)?,
-                body: self.compound_list(&w.1.list)?,
+                until,
+                cond: self.compound_list(&mut w.0)?,
+                body: self.compound_list(&mut w.1.list)?,
                 redirects,
             }),
             C::Arithmetic(a) => Err(Unsupported::new(
@@ -494,7 +495,7 @@ impl Lowerer {
         })
     }
 
-    fn simple(&self, s: &ast::SimpleCommand) -> Res<Simple> {
+    fn simple(&self, s: &mut ast::SimpleCommand) -> Res<Simple> {
         let mut assigns = Vec::new();
         let n = s.prefix.as_ref().map_or(0, |p| p.0.len())
             + s.suffix.as_ref().map_or(0, |p| p.0.len())
@@ -507,8 +508,8 @@ impl Lowerer {
             start = start.min(sp.start);
             end = end.max(sp.end);
         };
-        if let Some(prefix) = &s.prefix {
-            for item in &prefix.0 {
+        if let Some(prefix) = &mut s.prefix {
+            for item in &mut prefix.0 {
                 match item {
                     ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
                         let r = self.redirect(r)?;
@@ -521,7 +522,7 @@ impl Lowerer {
                         assigns.push(a);
                     }
                     ast::CommandPrefixOrSuffixItem::Word(w) => {
-                        let w = self.word(w)?;
+                        let w = self.word_take(w)?;
                         note(w.span);
                         words.push(w);
                     }
@@ -533,13 +534,13 @@ impl Lowerer {
                 }
             }
         }
-        if let Some(w) = &s.word_or_name {
-            let w = self.word(w)?;
+        if let Some(w) = &mut s.word_or_name {
+            let w = self.word_take(w)?;
             note(w.span);
             words.push(w);
         }
-        if let Some(suffix) = &s.suffix {
-            for item in &suffix.0 {
+        if let Some(suffix) = &mut s.suffix {
+            for item in &mut suffix.0 {
                 match item {
                     ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
                         let r = self.redirect(r)?;
@@ -559,7 +560,7 @@ impl Lowerer {
                             }
                             continue;
                         }
-                        let w = self.word(w)?;
+                        let w = self.word_take(w)?;
                         note(w.span);
                         words.push(w);
                     }
@@ -587,7 +588,7 @@ impl Lowerer {
     fn proc_sub(
         &self,
         kind: &ast::ProcessSubstitutionKind,
-        sub: &ast::SubshellCommand,
+        sub: &mut ast::SubshellCommand,
     ) -> Res<Word> {
         let span = self.map.span(Some(&sub.loc));
         if self.sh_mode {
@@ -597,7 +598,7 @@ impl Lowerer {
                 span,
             ));
         }
-        let list = self.compound_list(&sub.list)?;
+        let list = self.compound_list(&mut sub.list)?;
         Ok(Word {
             parts: smallvec::smallvec![Part::ProcSub {
                 write: matches!(kind, ast::ProcessSubstitutionKind::Write),
@@ -641,7 +642,7 @@ impl Lowerer {
         })
     }
 
-    fn redirect(&self, r: &ast::IoRedirect) -> Res<Redirect> {
+    fn redirect(&self, r: &mut ast::IoRedirect) -> Res<Redirect> {
         use ast::IoFileRedirectKind as K;
         use ast::IoFileRedirectTarget as T;
         match r {
@@ -762,18 +763,22 @@ impl Lowerer {
         self.decode(&w.value, span, true)
     }
 
+    /// [`Self::word`] for a word the AST no longer needs: a plain word's text is moved
+    /// into the IR, not copied (most words of most commands).
+    fn word_take(&self, w: &mut ast::Word) -> Res<Word> {
+        let span = self.map.span(w.loc.as_ref());
+        if is_plain(&w.value) {
+            return Ok(Word {
+                parts: smallvec::smallvec![Part::Lit(std::mem::take(&mut w.value))],
+                span,
+            });
+        }
+        self.decode(&w.value, span, true)
+    }
+
     /// Decodes raw word text (quotes included) into IR parts.
     fn decode(&self, raw: &str, span: Span, tilde_ok: bool) -> Res<Word> {
-        // Most words are plain: no quoting, expansion or pattern syntax at all.
-        if !raw.is_empty()
-            && raw.bytes().all(|b| {
-                b.is_ascii_alphanumeric()
-                    || matches!(
-                        b,
-                        b'-' | b'_' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%'
-                    )
-            })
-        {
+        if is_plain(raw) {
             return Ok(Word {
                 parts: smallvec::smallvec![Part::Lit(raw.to_owned())],
                 span,
@@ -946,6 +951,18 @@ impl Lowerer {
 
 /// Does the raw word contain `$` or a backquote outside single quotes (so that it needs
 /// the full word parser)?
+/// A word with no quoting, expansion or pattern syntax at all: its text is its value.
+fn is_plain(raw: &str) -> bool {
+    !raw.is_empty()
+        && raw.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'-' | b'_' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%'
+                )
+        })
+}
+
 fn expands(raw: &str) -> bool {
     if !raw.contains(['$', '`']) {
         return false;
