@@ -1173,10 +1173,7 @@ mod tests {
         assert!(glob_match("**/.bashrc", ".bashrc"));
         // Resolved paths start with `/` or `~`.
         assert_eq!(protected_write("~/.bashrc"), Some("**/.bashrc"));
-        assert_eq!(
-            secret_read("/proc/1/environ"),
-            Some("/proc/[0-9]*/environ")
-        );
+        assert_eq!(secret_read("/proc/1/environ"), Some("/proc/[0-9]*/environ"));
         assert_eq!(literal_suffix("**/.ssh/id_*"), "");
         assert_eq!(literal_suffix("/proc/[0-9]*/environ"), "/environ");
         assert!(glob_match("**/*.key", "/etc/ssl/x.key"));
