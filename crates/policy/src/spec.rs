@@ -198,6 +198,10 @@ pub(crate) struct OptSpec {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OptTable {
     pub opts: Vec<OptSpec>,
+    /// ASCII short options as a bit set (inline, so a miss costs no memory access) and
+    /// their option indices in character order; other characters are in `short`.
+    short_mask: u128,
+    short_ascii: Vec<u16>,
     short: FastMap<char, usize>,
     /// Long names with their dashes (`--lines`, `-name`), in declaration order.
     long: Vec<(String, usize)>,
@@ -208,6 +212,18 @@ pub(crate) struct OptTable {
 
 impl OptTable {
     pub(crate) fn short(&self, c: char) -> Option<&OptSpec> {
+        let code = u32::from(c);
+        if code < 128 {
+            let bit = 1u128 << code;
+            if self.short_mask & bit == 0 {
+                return None;
+            }
+            let rank = (self.short_mask & (bit - 1)).count_ones() as usize;
+            return self
+                .short_ascii
+                .get(rank)
+                .map(|&i| &self.opts[usize::from(i)]);
+        }
         self.short.get(&c).map(|&i| &self.opts[i])
     }
 
@@ -310,6 +326,19 @@ impl OptTable {
                 effects: fx,
             });
         }
+        let mut ascii: Vec<(char, usize)> = t
+            .short
+            .iter()
+            .filter(|(c, _)| c.is_ascii())
+            .map(|(&c, &i)| (c, i))
+            .collect();
+        ascii.sort_unstable();
+        for &(c, i) in &ascii {
+            t.short_mask |= 1u128 << u32::from(c);
+            let i = u16::try_from(i).map_err(|_| invalid("too many options".to_owned()))?;
+            t.short_ascii.push(i);
+        }
+        t.short.retain(|c, _| !c.is_ascii());
         Ok(t)
     }
 }

@@ -84,3 +84,21 @@ fn a_custom_policy_knows_only_its_commands() {
     assert!(d.unknown);
     assert_eq!(d.rule(), "unknown.command");
 }
+
+#[test]
+fn short_options_are_found_across_the_whole_character_range() {
+    // ASCII letters at both ends of the bit set, a digit, punctuation and a non-ASCII
+    // letter (kept in a separate table) must all resolve; undeclared ones must not.
+    let spec = r#"
+        [[command]]
+        names = ["tool"]
+        class = "read_only"
+        options = ["-A", "-z", "-0", "-? --usage", "-é", "-~ !destructive", "-o="]
+        match = ["tool -Az0", "tool '-?' -é", "tool -o x", "tool -ox"]
+        not_match = ["tool -~", "tool -b", "tool -ü"]
+    "#;
+    let p = Policy::load(spec).expect("spec with every kind of short option loads");
+    assert_eq!(p.classify("tool -zA").class, Class::ReadOnly);
+    assert_eq!(p.classify("tool -z~").class, Class::Destructive);
+    assert!(p.classify("tool -Q").unknown);
+}
