@@ -3,29 +3,16 @@
 //! (budget: ratio ≤ 2, median ≤ 25 µs).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
 
-#[derive(serde::Deserialize)]
-struct Corpus {
-    read_only: BTreeMap<String, Vec<String>>,
-    config_mutation: BTreeMap<String, Vec<String>>,
-    destructive: BTreeMap<String, Vec<String>>,
-}
-
-fn corpus() -> Vec<String> {
-    let c: Corpus = toml::from_str(include_str!("../tests/corpus.toml")).unwrap();
-    [c.read_only, c.config_mutation, c.destructive]
-        .into_iter()
-        .flat_map(|s| s.into_values().flatten())
-        .collect()
-}
+#[path = "support/corpus.rs"]
+mod corpus;
 
 fn bench(c: &mut Criterion) {
-    let cmds = corpus();
+    let cmds = corpus::commands();
     // Load (and self-test) the specs outside the measurement.
     nomos_policy::Policy::default_policy().unwrap();
     let mut g = c.benchmark_group("corpus");
@@ -48,7 +35,7 @@ fn bench(c: &mut Criterion) {
 
 /// Per-command medians, measured in the same run, printed as the headline figures.
 fn summary() {
-    let cmds = corpus();
+    let cmds = corpus::commands();
     nomos_policy::Policy::default_policy().unwrap();
     let rounds = 15;
     let mut classify_med = Vec::with_capacity(cmds.len());

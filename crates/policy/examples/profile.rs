@@ -6,23 +6,14 @@
 //! - `warm N`: each command classified twice in a row (cold vs warm caches);
 //! - `rank N`: the N commands that cost most over parsing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-#[derive(serde::Deserialize)]
-struct Corpus {
-    read_only: BTreeMap<String, Vec<String>>,
-    config_mutation: BTreeMap<String, Vec<String>>,
-    destructive: BTreeMap<String, Vec<String>>,
-}
+#[path = "../benches/support/corpus.rs"]
+mod corpus;
 
 fn main() {
-    let c: Corpus = toml::from_str(include_str!("../tests/corpus.toml")).unwrap();
-    let cmds: Vec<String> = [c.read_only, c.config_mutation, c.destructive]
-        .into_iter()
-        .flat_map(|s| s.into_values().flatten())
-        .collect();
+    let cmds = corpus::commands();
     nomos_policy::Policy::default_policy().unwrap();
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("phases");
