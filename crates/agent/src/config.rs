@@ -34,6 +34,26 @@ pub struct AgentConfig {
     pub max_tokens: Option<u32>,
 }
 
+impl AgentConfig {
+    /// Short pauses for a scripted model that answers at once (offline evals and tests):
+    /// backoffs and waits sized for a real provider would only slow them down.
+    pub fn for_scripted_model() -> Self {
+        Self {
+            empty_reply_backoff: Duration::from_millis(5),
+            model_retry: nomos_llm::RetryPolicy {
+                max_attempts: 3,
+                base_delay: Duration::from_millis(5),
+                max_delay: Duration::from_millis(20),
+                max_retry_after: Duration::from_secs(3),
+            },
+            run_wait: Duration::from_secs(5),
+            command_timeout: Duration::from_secs(30),
+            gate_wait: Duration::from_millis(300),
+            ..Self::default()
+        }
+    }
+}
+
 impl Default for AgentConfig {
     fn default() -> Self {
         Self {

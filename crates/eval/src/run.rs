@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use nomos_agent::{Agent, AgentConfig, AgentParts, setup};
 use nomos_exec::{Executor, ExecutorConfig, Inventory};
-use nomos_llm::{OpenAiConfig, OpenAiProvider, RetryPolicy};
+use nomos_llm::{OpenAiConfig, OpenAiProvider};
 use nomos_mock_llm::MockServer;
 use nomos_store::{
     Clock, DB_FILE_NAME, ExecStatus, KnowledgeKind, ManualClock, NewKnowledge, SessionId, Store,
@@ -57,20 +57,7 @@ pub const SCRIPT_CHECK: &str = "scripted model expectations";
 
 fn agent_config(m: &Manifest, mode: Mode) -> AgentConfig {
     let mut c = match mode {
-        // Short pauses: the scripted model answers at once, so backoffs only slow CI.
-        Mode::Offline => AgentConfig {
-            empty_reply_backoff: Duration::from_millis(5),
-            model_retry: RetryPolicy {
-                max_attempts: 3,
-                base_delay: Duration::from_millis(5),
-                max_delay: Duration::from_millis(20),
-                max_retry_after: Duration::from_secs(3),
-            },
-            run_wait: Duration::from_secs(5),
-            command_timeout: Duration::from_secs(30),
-            gate_wait: Duration::from_millis(300),
-            ..AgentConfig::default()
-        },
+        Mode::Offline => AgentConfig::for_scripted_model(),
         Mode::Live => AgentConfig {
             command_timeout: Duration::from_secs(120),
             ..AgentConfig::default()

@@ -308,19 +308,13 @@ impl<'p> Engine<'p> {
             // Reads a pipe from a command that is classified on its own.
             return;
         }
-        // A plain literal is its own pattern (no allocation).
-        if let Some(s) = w.literal()
-            && !paths::has_meta(s)
-        {
-            return self.read_patterns(&[s], recursive, w.span);
-        }
         let (pats, _) = self.pattern(w);
         self.read_patterns(&pats, recursive, w.span);
     }
 
-    pub(crate) fn read_patterns<S: AsRef<str>>(&mut self, pats: &[S], recursive: bool, span: Span) {
+    pub(crate) fn read_patterns(&mut self, pats: &[String], recursive: bool, span: Span) {
         for p in pats {
-            let p = Self::strip_host(p.as_ref());
+            let p = Self::strip_host(p);
             let resolved = paths::resolve(p, self.cwd.as_deref());
             // A literal secret path always asks; a broad one only when contents are shown.
             if self.quiet_reads && paths::has_meta(&resolved) {
@@ -357,11 +351,6 @@ impl<'p> Engine<'p> {
         if w.parts.iter().any(|p| matches!(p, Part::ProcSub { .. })) {
             return;
         }
-        if let Some(s) = w.literal()
-            && !paths::has_meta(s)
-        {
-            return self.write_patterns(&[s], what, w.span);
-        }
         let (pats, known) = self.pattern(w);
         if !known {
             self.fail(
@@ -380,10 +369,10 @@ impl<'p> Engine<'p> {
         self.write_patterns(&[e], what, span);
     }
 
-    pub(crate) fn write_patterns<S: AsRef<str>>(&mut self, pats: &[S], what: &str, span: Span) {
+    pub(crate) fn write_patterns(&mut self, pats: &[String], what: &str, span: Span) {
         let mut wrote = false;
         for p in pats {
-            let p = Self::strip_host(p.as_ref());
+            let p = Self::strip_host(p);
             let resolved = paths::resolve(p, self.cwd.as_deref());
             if paths::is_sink(&resolved) {
                 continue;
@@ -400,7 +389,7 @@ impl<'p> Engine<'p> {
             wrote = true;
         }
         if wrote {
-            let shown = pats.first().map(AsRef::as_ref).unwrap_or("");
+            let shown = pats.first().map(String::as_str).unwrap_or("");
             self.add(
                 "write.file",
                 Class::ConfigMutation,

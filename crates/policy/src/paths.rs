@@ -530,9 +530,8 @@ struct Pat {
     text: &'static str,
     /// The literal characters before the first metacharacter.
     prefix: &'static str,
-    /// The literal characters after the last metacharacter (list patterns have no escapes
-    /// and no `]` inside a bracket expression).
-    suffix: &'static str,
+    /// The literal characters every match ends with (see [`literal_ends`]).
+    suffix: String,
     /// The longest literal run, and its byte-pair set.
     needle: &'static str,
     bits: u64,
@@ -567,13 +566,14 @@ impl Compiled {
                 .flat_map(|l| l.iter())
                 .map(|p| {
                     let needle = needle(p);
+                    let toks = compile(p);
                     Pat {
                         text: p,
                         prefix: &p[..p.find(['*', '?', '[']).unwrap_or(p.len())],
-                        suffix: literal_suffix(p),
+                        suffix: literal_ends(&toks).1,
                         needle,
                         bits: bigrams(needle),
-                        toks: compile(p),
+                        toks,
                         last: last_component(p),
                         required: p
                             .split('/')
@@ -653,7 +653,7 @@ fn overlaps_any(pat: &str, c: &Compiled) -> Option<&'static str> {
         let p = &c.pats[i];
         // A literal path must carry the pattern's literal ends before the automaton runs.
         if pat.starts_with(p.prefix)
-            && pat.ends_with(p.suffix)
+            && pat.ends_with(p.suffix.as_str())
             && pat.contains(p.needle)
             && match_toks(&p.toks, pat)
         {
@@ -683,15 +683,24 @@ fn names_may_meet(p: &Pat, last: &str) -> bool {
             && (q_lit.starts_with(n_lit) || n_lit.starts_with(q_lit)))
 }
 
-/// The literal characters after the last metacharacter of a list pattern; the `/` after
-/// a `**` is left out, since `**/` may match nothing.
-fn literal_suffix(p: &str) -> &str {
-    let cut = p.rfind(['*', '?', ']']).map_or(0, |i| i + 1);
-    if p[..cut].ends_with("**") && p[cut..].starts_with('/') {
-        &p[cut + 1..]
-    } else {
-        &p[cut..]
+/// Is `toks[i]` the `/` of a `**/`? That `/` may match nothing, like the `**`.
+fn after_dstar(toks: &[Tok], i: usize) -> bool {
+    i > 0 && matches!(toks[i], Tok::Char('/')) && matches!(toks[i - 1], Tok::DStar)
+}
+
+/// The literal text every match of `toks` starts with, and the literal text every match
+/// ends with (cheap rejects before an automaton runs).
+fn literal_ends(toks: &[Tok]) -> (String, String) {
+    let lit = |t: &Tok| match t {
+        Tok::Char(c) => Some(*c),
+        _ => None,
+    };
+    let prefix = toks.iter().map_while(lit).collect();
+    let mut tail = toks.len() - toks.iter().rev().map_while(lit).count();
+    if tail < toks.len() && after_dstar(toks, tail) {
+        tail += 1;
     }
+    (prefix, toks[tail..].iter().filter_map(lit).collect())
 }
 
 /// The longest run of literal characters in a pattern.
@@ -968,24 +977,9 @@ pub(crate) struct Glob {
 impl Glob {
     pub(crate) fn new(p: &str) -> Self {
         let toks = compile(p);
-        let lit = |t: &Tok| match t {
-            Tok::Char(c) => Some(*c),
-            _ => None,
-        };
-        // `**/` may match nothing at all, its `/` included.
-        let skippable = |i: usize| {
-            i > 0 && matches!(toks[i], Tok::Char('/')) && matches!(toks[i - 1], Tok::DStar)
-        };
-        let prefix: String = toks.iter().map_while(lit).collect();
-        let tail = toks.len() - toks.iter().rev().map_while(lit).count();
-        let tail = if tail < toks.len() && skippable(tail) {
-            tail + 1
-        } else {
-            tail
-        };
-        let suffix: String = toks[tail..].iter().filter_map(lit).collect();
+        let (prefix, suffix) = literal_ends(&toks);
         let min_chars = (0..toks.len())
-            .filter(|&i| !matches!(toks[i], Tok::Star | Tok::DStar) && !skippable(i))
+            .filter(|&i| !matches!(toks[i], Tok::Star | Tok::DStar) && !after_dstar(&toks, i))
             .count();
         Self {
             literal: (!has_meta(p)).then(|| p.to_owned()),
@@ -1174,8 +1168,9 @@ mod tests {
         // Resolved paths start with `/` or `~`.
         assert_eq!(protected_write("~/.bashrc"), Some("**/.bashrc"));
         assert_eq!(secret_read("/proc/1/environ"), Some("/proc/[0-9]*/environ"));
-        assert_eq!(literal_suffix("**/.ssh/id_*"), "");
-        assert_eq!(literal_suffix("/proc/[0-9]*/environ"), "/environ");
+        assert_eq!(literal_ends(&compile("**/.ssh/id_*")).1, "");
+        assert_eq!(literal_ends(&compile("/proc/[0-9]*/environ")).1, "/environ");
+        assert_eq!(literal_ends(&compile("**/.bashrc")).1, ".bashrc");
         assert!(glob_match("**/*.key", "/etc/ssl/x.key"));
         assert!(!glob_match("**/*.key", "/etc/ssl/x.keys"));
         assert!(glob_match("/proc/[0-9]*/environ", "/proc/1/environ"));

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use nomos_agent::{Agent, AgentConfig, AgentParts, EventStream};
 use nomos_exec::{Executor, ExecutorConfig, Inventory};
-use nomos_llm::{OpenAiConfig, OpenAiProvider, RetryPolicy};
+use nomos_llm::{OpenAiConfig, OpenAiProvider};
 use nomos_mock_llm::{MockServer, Script, Step};
 use nomos_protocol::AgentEvent;
 use nomos_store::{SessionId, Store};
@@ -18,19 +18,7 @@ pub struct Harness {
 }
 
 pub fn test_config() -> AgentConfig {
-    AgentConfig {
-        empty_reply_backoff: Duration::from_millis(5),
-        model_retry: RetryPolicy {
-            max_attempts: 3,
-            base_delay: Duration::from_millis(5),
-            max_delay: Duration::from_millis(20),
-            max_retry_after: Duration::from_secs(3),
-        },
-        run_wait: Duration::from_secs(5),
-        command_timeout: Duration::from_secs(30),
-        gate_wait: Duration::from_millis(300),
-        ..AgentConfig::default()
-    }
+    AgentConfig::for_scripted_model()
 }
 
 impl Harness {
