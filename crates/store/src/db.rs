@@ -460,7 +460,42 @@ fn check_header(path: &Path) -> Result<bool, StoreError> {
 
 /// Open the writer connection and bring the schema to `target` (default: latest).
 /// `target` exists for the fixture generator, which builds databases at older versions.
+///
+/// When several processes create or migrate the same file at once, SQLite reports some
+/// of the contention without waiting on the busy handler (switching a new file to WAL
+/// would deadlock; a statement prepared against the schema another process just changed
+/// fails with SQLITE_SCHEMA). Every step here is safe to repeat, so such a failure starts
+/// the open again, for at most [`BUSY_TIMEOUT`].
 pub(crate) fn open_and_migrate(
+    path: &Path,
+    target: Option<i64>,
+    clock: &dyn Clock,
+) -> Result<Connection, StoreError> {
+    let start = std::time::Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match open_and_migrate_once(path, target, clock) {
+            Err(e) if is_contention(&e) && start.elapsed() < BUSY_TIMEOUT => {
+                tracing::debug!(error = %e, "database contended while opening; trying again");
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn is_contention(e: &StoreError) -> bool {
+    match e {
+        StoreError::Busy => true,
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => {
+            f.code == rusqlite::ErrorCode::SchemaChanged
+        }
+        _ => false,
+    }
+}
+
+fn open_and_migrate_once(
     path: &Path,
     target: Option<i64>,
     clock: &dyn Clock,
@@ -544,11 +579,22 @@ pub(crate) fn open_and_migrate(
         }
     }
 
-    conn.pragma_update(None, "journal_mode", "WAL")
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .map_err(|e| with_path(path, e))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| with_path(path, e))?;
+    }
     configure(&conn).map_err(|e| with_path(path, e))?;
 
     if !has_ledger {
+        // IMMEDIATE takes the write lock up front (waiting on the busy handler), so a racing
+        // creator cannot leave this statement with a stale snapshot to upgrade.
+        // The statement's text is stored in sqlite_master and compared by the migration
+        // tests, so it stays byte-for-byte as first written.
+        conn.execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| with_path(path, e))?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS schema_migrations (
                 version       INTEGER PRIMARY KEY,
@@ -556,7 +602,11 @@ pub(crate) fn open_and_migrate(
                 applied_at_ms INTEGER NOT NULL
             ) STRICT;",
         )
-        .map_err(|e| with_path(path, e))?;
+        .and_then(|()| conn.execute_batch("COMMIT"))
+        .map_err(|e| {
+            let _ = conn.execute_batch("ROLLBACK");
+            with_path(path, e)
+        })?;
     }
     apply(&conn, &pending, clock).map_err(|e| with_path(path, e))?;
     Ok(conn)

@@ -268,8 +268,8 @@ fn default_data_dir_falls_back_to_xdg_data_home() {
 fn several_processes_opening_a_new_file_at_once_all_succeed() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("race.db");
-    let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
-    let handles: Vec<_> = (0..4)
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+    let handles: Vec<_> = (0..8)
         .map(|_| {
             let path = path.clone();
             let barrier = barrier.clone();
