@@ -1118,6 +1118,16 @@ impl<'p> Engine<'p> {
             rule.push_str(words[i].literal().unwrap_or("?"));
         }
         self.add(rule, base, span, reason);
+        // The command as typed (`chroot`, `docker compose`), for messages: a spec's id is
+        // its first name, which for a group of commands is not the one that ran.
+        let shown = || {
+            let mut n = typed0.unwrap_or(&leaf.id).to_owned();
+            for &i in &parsed.sub_words {
+                n.push(' ');
+                n.push_str(words[i].literal().unwrap_or("?"));
+            }
+            n
+        };
 
         let mut recursive = false;
         let mut pattern_given = false;
@@ -1130,7 +1140,7 @@ impl<'p> Engine<'p> {
                 self.fail(
                     "unknown.option",
                     ospan,
-                    format!("option `{}` of `{}` is not modelled", o.opt.id, leaf.id),
+                    format!("option `{}` of `{}` is not modelled", o.opt.id, shown()),
                 );
             }
             if let Some(c) = fx.raise
@@ -1140,7 +1150,7 @@ impl<'p> Engine<'p> {
                     format!("option.{}", leaf.id),
                     c,
                     ospan,
-                    format!("option `{}` of `{}` changes state", o.opt.id, leaf.id),
+                    format!("option `{}` of `{}` changes state", o.opt.id, shown()),
                 );
             }
             if fx.write && !dry {
@@ -1166,7 +1176,7 @@ impl<'p> Engine<'p> {
                 Role::Tree => self.read_target(w, true),
                 Role::Write => {
                     if !dry {
-                        self.write_target(w, &format!("`{}` writes", leaf.id));
+                        self.write_target(w, &format!("`{}` writes", shown()));
                     }
                 }
                 Role::Config => {
@@ -1175,7 +1185,7 @@ impl<'p> Engine<'p> {
                             format!("operand.{}", leaf.id),
                             Class::ConfigMutation,
                             w.span,
-                            format!("`{}` with an operand changes state", leaf.id),
+                            format!("`{}` with an operand changes state", shown()),
                         );
                     }
                 }
@@ -1185,14 +1195,14 @@ impl<'p> Engine<'p> {
                             format!("operand.{}", leaf.id),
                             Class::Destructive,
                             w.span,
-                            format!("`{}` with an operand is destructive", leaf.id),
+                            format!("`{}` with an operand is destructive", shown()),
                         );
                     }
                 }
                 Role::Unknown => self.fail(
                     "unknown.operand",
                     w.span,
-                    format!("`{}` runs or interprets this operand", leaf.id),
+                    format!("`{}` runs or interprets this operand", shown()),
                 ),
             }
         }

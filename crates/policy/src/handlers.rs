@@ -40,6 +40,8 @@ pub(crate) enum Handler {
     Read,
     Getent,
     DockerRun,
+    ContainerInspect,
+    Ps,
     Rsync,
     SshOpts,
     Service,
@@ -97,6 +99,8 @@ impl Handler {
             "read" => Self::Read,
             "getent" => Self::Getent,
             "docker_run" => Self::DockerRun,
+            "container_inspect" => Self::ContainerInspect,
+            "ps" => Self::Ps,
             "rsync" => Self::Rsync,
             "ssh_opts" => Self::SshOpts,
             "service" => Self::Service,
@@ -240,6 +244,8 @@ impl Handler {
             Self::Read => read(e, p, words),
             Self::Getent => getent(e, p, words),
             Self::DockerRun => docker_run(e, p, words),
+            Self::ContainerInspect => container_inspect(e, p, words),
+            Self::Ps => ps(e, p, words),
             Self::Rsync => rsync(e, p, words),
             Self::SshOpts => {
                 for o in p.values("-o") {
@@ -1972,6 +1978,77 @@ fn docker_run(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                     format!("mounts host path `{hp}` into a container"),
                 );
             }
+        }
+    }
+}
+
+/// `docker inspect --format '{{json .Config.Env}}'` prints just the container's
+/// environment, where service credentials live. (The full document has it too, but is
+/// read for state, mounts and networks; a template naming `Env` asks for it.)
+fn container_inspect(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    for o in p.values("--format") {
+        if o.value.literal().is_none_or(|t| t.contains("Env")) {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                words[o.word].span,
+                "prints the environment of a container (service credentials)",
+            );
+        }
+    }
+}
+
+/// BSD-style `ps e` (`ps eww`, `ps auxe`) appends each process's environment to its
+/// command line: the credentials services were started with. The spec is lenient, so
+/// operands here include the values of options; those are skipped.
+fn ps(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    const SHORT_WITH_VALUE: &[u8] = b"CGgpqstUuoOk";
+    const LONG_WITH_VALUE: &[&str] = &[
+        "--pid",
+        "--ppid",
+        "--sid",
+        "--tty",
+        "--user",
+        "--User",
+        "--group",
+        "--Group",
+        "--format",
+        "--sort",
+        "--cols",
+        "--columns",
+        "--rows",
+        "--width",
+        "--lines",
+        "--quick-pid",
+    ];
+    for &i in &p.operands {
+        let is_value = i > 0
+            && words[i - 1].literal().is_some_and(|prev| {
+                if prev.starts_with("--") {
+                    LONG_WITH_VALUE.contains(&prev)
+                } else {
+                    prev.len() > 1
+                        && prev.starts_with('-')
+                        && prev
+                            .bytes()
+                            .last()
+                            .is_some_and(|c| SHORT_WITH_VALUE.contains(&c))
+                }
+            });
+        if is_value {
+            continue;
+        }
+        let shows_env = match words[i].literal() {
+            Some(w) => w.bytes().all(|c| c.is_ascii_alphabetic()) && w.contains('e'),
+            None => true,
+        };
+        if shows_env {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                words[i].span,
+                "`ps e` prints the environment of processes (service credentials)",
+            );
         }
     }
 }

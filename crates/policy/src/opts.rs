@@ -109,6 +109,20 @@ impl<'a> P<'a, '_> {
         self.leaf().style
     }
 
+    /// The command for messages: the name as typed (a spec's id is its first name, not
+    /// the alias that ran), then the subcommands.
+    fn shown(&self) -> String {
+        let typed = self.words[0]
+            .literal()
+            .map(|n| n.rsplit('/').next().unwrap_or(n));
+        let mut n = typed.unwrap_or(&self.path[0].id).to_owned();
+        for level in &self.path[1..] {
+            n.push(' ');
+            n.push_str(&level.names[0]);
+        }
+        n
+    }
+
     fn scoped(&self) -> &[&'a CmdSpec] {
         &self.path[self.scope..]
     }
@@ -178,7 +192,7 @@ impl<'a> P<'a, '_> {
         }
         Err(unknown(
             "unknown.option",
-            format!("`{name}` is not a known option of `{}`", self.leaf().id),
+            format!("`{name}` is not a known option of `{}`", self.shown()),
             span,
         ))
     }
@@ -256,7 +270,7 @@ impl<'a> P<'a, '_> {
                 }
                 return Err(unknown(
                     "unknown.option",
-                    format!("`-{c}` is not a known option of `{}`", self.leaf().id),
+                    format!("`-{c}` is not a known option of `{}`", self.shown()),
                     span,
                 ));
             };
@@ -324,7 +338,7 @@ impl<'a> P<'a, '_> {
                 "unknown.dynamic_option",
                 format!(
                     "an expanded argument could be a dangerous option of `{}`",
-                    self.leaf().id
+                    self.shown()
                 ),
                 self.words[i].span,
             ));
@@ -378,7 +392,7 @@ pub(crate) fn parse<'a>(
             let Some(opt) = p.short(c) else {
                 return Err(unknown(
                     "unknown.option",
-                    format!("`{c}` is not a known option of `{}`", root.id),
+                    format!("`{c}` is not a known option of `{}`", p.shown()),
                     words[1].span,
                 ));
             };
@@ -506,7 +520,7 @@ pub(crate) fn parse<'a>(
                     }
                     return Err(unknown(
                         "unknown.subcommand",
-                        format!("`{name}` is not a known subcommand of `{}`", leaf.id),
+                        format!("`{name}` is not a known subcommand of `{}`", p.shown()),
                         w.span,
                     ));
                 }

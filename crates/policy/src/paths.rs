@@ -484,9 +484,8 @@ pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
 
 /// Does a recursive read under directory `dir` possibly disclose a secret?
 pub(crate) fn secret_under(dir: &str) -> Option<&'static str> {
-    if !has_meta(dir)
-        && let Some(s) = secret_read(dir)
-    {
+    // The operand itself may be a file (`grep -r x /opt/*/.env` reads those files).
+    if let Some(s) = secret_read(dir) {
         return Some(s);
     }
     let trimmed = dir.trim_end_matches('/');
