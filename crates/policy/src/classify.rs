@@ -1384,8 +1384,20 @@ pub(crate) fn env_allowed(name: &str, value: Option<&str>, has_value: bool) -> b
     }
     // Pagers may only be switched off; less only made safer (the canonical form sets these).
     match name {
-        "PAGER" | "SYSTEMD_PAGER" | "MANPAGER" => {
+        "PAGER" | "SYSTEMD_PAGER" | "MANPAGER" | "GIT_PAGER" => {
             return has_value && matches!(value, Some("" | "cat"));
+        }
+        "GIT_TERMINAL_PROMPT" => return value == Some("0"),
+        // Only the standard system directories: names still mean what the specs say.
+        "PATH" => {
+            return value.is_some_and(|v| {
+                v.split(':').all(|d| {
+                    matches!(
+                        d,
+                        "/usr/local/sbin" | "/usr/local/bin" | "/usr/sbin" | "/usr/bin" | "/sbin" | "/bin"
+                    )
+                })
+            });
         }
         "LESSSECURE" => return value == Some("1"),
         // A kubeconfig can name credential programs: only the operator-managed ones.

@@ -42,6 +42,7 @@ pub(crate) enum Handler {
     DockerRun,
     ContainerInspect,
     Ps,
+    WritesLog,
     Rsync,
     SshOpts,
     Service,
@@ -101,6 +102,7 @@ impl Handler {
             "docker_run" => Self::DockerRun,
             "container_inspect" => Self::ContainerInspect,
             "ps" => Self::Ps,
+            "writes_log" => Self::WritesLog,
             "rsync" => Self::Rsync,
             "ssh_opts" => Self::SshOpts,
             "service" => Self::Service,
@@ -246,6 +248,18 @@ impl Handler {
             Self::DockerRun => docker_run(e, p, words),
             Self::ContainerInspect => container_inspect(e, p, words),
             Self::Ps => ps(e, p, words),
+            // `rkhunter --check` appends to its own log under /var/log unless told not to.
+            Self::WritesLog => {
+                let quiet = ["--nolog", "--no-log", "--version", "--help", "--list"];
+                if !quiet.iter().any(|id| p.has(id)) {
+                    e.add(
+                        "write.log",
+                        Class::ConfigMutation,
+                        span0(words),
+                        "writes its log under /var/log",
+                    );
+                }
+            }
             Self::Rsync => rsync(e, p, words),
             Self::SshOpts => {
                 for o in p.values("-o") {
@@ -428,6 +442,14 @@ fn shell(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mu
     let sh_mode = !name.ends_with("bash");
     if !p.has("-c") {
         if p.has("--version") || p.has("--help") {
+            return;
+        }
+        // `bash -n script.sh`: a syntax check. Nothing runs, not even `set +n` (a login
+        // shell would still read its profile first).
+        if p.has("-n") && !p.has("--login") {
+            if let Some(&i) = p.operands.first() {
+                e.read_target(&words[i], false);
+            }
             return;
         }
         let why = if p.operands.is_empty() {
@@ -1982,12 +2004,28 @@ fn docker_run(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
 }
 
-/// `docker inspect --format '{{json .Config.Env}}'` prints just the container's
-/// environment, where service credentials live. (The full document has it too, but is
-/// read for state, mounts and networks; a template naming `Env` asks for it.)
+/// A container's inspect document holds its environment (`Config.Env`), where service
+/// credentials live: it asks unless a template picks fields that are not the environment
+/// (`--format '{{.State.Health.Status}}'`) or the object is not a container.
 fn container_inspect(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    for o in p.values("--format") {
-        if o.value.literal().is_none_or(|t| t.contains("Env")) {
+    let not_container = p
+        .values("--type")
+        .any(|o| matches!(o.value.literal(), Some("image" | "network" | "volume")));
+    if not_container {
+        return;
+    }
+    let mut templates = p.values("--format").peekable();
+    if templates.peek().is_none() {
+        e.add(
+            "secret.environment",
+            Class::Destructive,
+            span0(words),
+            "prints the whole container configuration, its environment included (service credentials)",
+        );
+        return;
+    }
+    for o in templates {
+        if o.value.literal().is_none_or(template_shows_env) {
             e.add(
                 "secret.environment",
                 Class::Destructive,
@@ -2051,6 +2089,24 @@ fn ps(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             );
         }
     }
+}
+
+/// Does a Go template over an inspect document print the environment: a field named
+/// `Env`, all of `.Config`, or the whole document (`{{json .}}`)?
+fn template_shows_env(t: &str) -> bool {
+    if t.contains("Env") {
+        return true;
+    }
+    let b = t.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    (0..b.len()).filter(|&i| b[i] == b'.').any(|i| {
+        // Only a field reference starts a path: `{{.X}}`, `{{json .X}}`, `(index .X 0)`.
+        let starts = i == 0 || !ident(b[i - 1]) && b[i - 1] != b'.';
+        let end = (i + 1..b.len()).find(|&j| !ident(b[j])).unwrap_or(b.len());
+        let field = &t[i + 1..end];
+        let whole = field.is_empty() || (field == "Config" && b.get(end) != Some(&b'.'));
+        starts && whole
+    })
 }
 
 fn rsync(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {

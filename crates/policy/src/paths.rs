@@ -172,6 +172,8 @@ const SECRET_SYSTEM: &[&str] = &[
     "/proc/kcore",
     "/var/lib/pve-cluster/**",
     "/var/lib/samba/private/**",
+    // Node keys of the tailnet.
+    "/var/lib/tailscale/**",
 ];
 
 /// Reading these discloses secrets: always asks (with `SECRET_SYSTEM`).
@@ -282,6 +284,12 @@ const SECRET_READ: &[&str] = &[
     "/etc/openvpn/**.key",
     "/etc/rclone/**",
     "/etc/restic/**",
+    "/etc/borgmatic/**",
+    "/etc/borgmatic.d/**",
+    "**/.config/borgmatic/**",
+    // A file named for what it holds (`.restic-password`, `borg-passphrase`).
+    "**/*password*",
+    "**/*passphrase*",
     "/etc/proxmox-backup/**",
     "/root/.config/rclone/**",
     "/dev/sd*",
@@ -338,6 +346,8 @@ const PUBLIC_SUFFIXES: &[&str] = &[
     "fullchain.pem",
     "chain.pem",
     "cert.pem",
+    // PAM's password-change stack: configuration, no passwords.
+    "/pam.d/common-password",
 ];
 
 /// Write targets with no effect on state.
