@@ -1394,7 +1394,12 @@ pub(crate) fn env_allowed(name: &str, value: Option<&str>, has_value: bool) -> b
                 v.split(':').all(|d| {
                     matches!(
                         d,
-                        "/usr/local/sbin" | "/usr/local/bin" | "/usr/sbin" | "/usr/bin" | "/sbin" | "/bin"
+                        "/usr/local/sbin"
+                            | "/usr/local/bin"
+                            | "/usr/sbin"
+                            | "/usr/bin"
+                            | "/sbin"
+                            | "/bin"
                     )
                 })
             });
