@@ -9,12 +9,22 @@ fn class(cmd: &str) -> Class {
     classify(cmd).class
 }
 
-/// Words that are plain literals (no quoting or expansion syntax at all).
+/// Words that are plain literals (no quoting or expansion syntax at all), in a command
+/// that does not start with a reserved word: a quoted `time` is the program, not the
+/// keyword, so quoting it rightly changes the canonical form.
 fn plain_words(cmd: &str) -> Option<Vec<&str>> {
     if cmd.contains(|c: char| "|&;<>$`(){}*?~'\"\\\n[]#!=".contains(c)) {
         return None;
     }
-    Some(cmd.split_whitespace().collect())
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    const RESERVED: &[&str] = &[
+        "time", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
+        "until", "do", "done", "in", "function", "coproc",
+    ];
+    if words.first().is_some_and(|w| RESERVED.contains(w)) {
+        return None;
+    }
+    Some(words)
 }
 
 #[test]
