@@ -1378,6 +1378,9 @@ pub(crate) fn env_allowed(name: &str, value: Option<&str>, has_value: bool) -> b
         "CLICOLOR",
         "FORCE_COLOR",
         "SYSTEMD_LESS",
+        // Which backup repository, like `-r` (not its password or an rsh command).
+        "RESTIC_REPOSITORY",
+        "BORG_REPO",
     ];
     if SAFE.contains(&name) || name.starts_with("LC_") {
         return true;
