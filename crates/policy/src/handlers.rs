@@ -2041,6 +2041,8 @@ fn container_inspect(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 /// operands here include the values of options; those are skipped.
 fn ps(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     const SHORT_WITH_VALUE: &[u8] = b"CGgpqstUuoOk";
+    // BSD letters that take the next word (`ps axo user`, `ps p 12`).
+    const BSD_WITH_VALUE: &[u8] = b"oOpUtk";
     const LONG_WITH_VALUE: &[&str] = &[
         "--pid",
         "--ppid",
@@ -2062,15 +2064,17 @@ fn ps(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     for &i in &p.operands {
         let is_value = i > 0
             && words[i - 1].literal().is_some_and(|prev| {
+                let last = prev.bytes().last();
                 if prev.starts_with("--") {
                     LONG_WITH_VALUE.contains(&prev)
+                } else if prev.starts_with('-') {
+                    prev.len() > 1 && last.is_some_and(|c| SHORT_WITH_VALUE.contains(&c))
                 } else {
-                    prev.len() > 1
-                        && prev.starts_with('-')
-                        && prev
-                            .bytes()
-                            .last()
-                            .is_some_and(|c| SHORT_WITH_VALUE.contains(&c))
+                    // A value itself never takes one (`ps -o user e` still shows `e`).
+                    i > 1
+                        && !words[i - 2].literal().is_some_and(|w| w.starts_with('-'))
+                        && prev.bytes().all(|c| c.is_ascii_alphabetic())
+                        && last.is_some_and(|c| BSD_WITH_VALUE.contains(&c))
                 }
             });
         if is_value {
