@@ -43,6 +43,7 @@ pub(crate) enum Handler {
     ContainerInspect,
     Ps,
     WritesLog,
+    SecretSearch,
     Rsync,
     SshOpts,
     Service,
@@ -103,6 +104,7 @@ impl Handler {
             "container_inspect" => Self::ContainerInspect,
             "ps" => Self::Ps,
             "writes_log" => Self::WritesLog,
+            "secret_search" => Self::SecretSearch,
             "rsync" => Self::Rsync,
             "ssh_opts" => Self::SshOpts,
             "service" => Self::Service,
@@ -232,6 +234,18 @@ impl Handler {
             Self::Printenv => {
                 if p.operands.is_empty() {
                     guest_environment(e, words);
+                } else if e.remote > 0 {
+                    // `docker exec app printenv DB_PASSWORD`
+                    for &i in &p.operands {
+                        if words[i].literal().is_none_or(secret_name) {
+                            e.add(
+                                "secret.variable",
+                                Class::Destructive,
+                                words[i].span,
+                                "prints a variable that by its name holds a secret",
+                            );
+                        }
+                    }
                 }
             }
             Self::Php => php(e, p, words, off, ao),
@@ -248,6 +262,7 @@ impl Handler {
             Self::DockerRun => docker_run(e, p, words),
             Self::ContainerInspect => container_inspect(e, p, words),
             Self::Ps => ps(e, p, words),
+            Self::SecretSearch => secret_search(e, p, words),
             // `rkhunter --check` appends to its own log under /var/log unless told not to.
             Self::WritesLog => {
                 let quiet = ["--nolog", "--no-log", "--version", "--help", "--list"];
@@ -1721,6 +1736,13 @@ fn secret_name(name: &str) -> bool {
         "ACCESS_KEY",
         "CREDENTIAL",
         "_PASS",
+        "AUTHKEY",
+        "AUTH_KEY",
+        "CLAIM",
+        "DATABASE_URL",
+        "_DSN",
+        "WEBHOOK",
+        "NOTIFICATION_URL",
     ]
     .iter()
     .any(|k| n.contains(k))
@@ -2092,6 +2114,88 @@ fn ps(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 "`ps e` prints the environment of processes (service credentials)",
             );
         }
+    }
+}
+
+/// Key names that hold credentials in configuration files, lower case. `passwd` is not one
+/// (it names the account database), nor are the sshd and sudo settings below.
+const CREDENTIAL_KEYS: &[&str] = &[
+    "password",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "private_key",
+    "privatekey",
+    "private-key",
+    "credential",
+    "authkey",
+    "auth_key",
+    "network_key",
+    "basic_auth",
+    "basicauth",
+];
+const NOT_CREDENTIALS: &[&str] = &[
+    "passwordauthentication",
+    "permitemptypasswords",
+    "nopasswd",
+    "failed password",
+    "accepted password",
+    "password for",
+    "password_expir",
+    "password changed",
+];
+
+/// Does a search pattern or query name a credential key (`smtp_password`, `.oidc.client_secret`)?
+pub(crate) fn names_credential(text: &str) -> bool {
+    let mut t = text.to_ascii_lowercase();
+    for n in NOT_CREDENTIALS {
+        t = t.replace(n, "");
+    }
+    CREDENTIAL_KEYS.iter().any(|k| t.contains(k))
+}
+
+/// `grep smtp_password /etc/gitlab/gitlab.rb`, `yq .oidc.client_secret config.yaml`: a
+/// search for a credential key in configuration prints the credential, whatever the file
+/// is called. Searching logs (failed logins) or a pipe (classified at its source) does not.
+fn secret_search(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let mut patterns: Vec<(Option<&str>, Span)> = p
+        .values("--regexp")
+        .map(|o| (o.value.literal(), words[o.word].span))
+        .collect();
+    let files = if patterns.is_empty() {
+        let Some((&first, rest)) = p.operands.split_first() else {
+            return;
+        };
+        patterns.push((words[first].literal(), words[first].span));
+        rest
+    } else {
+        &p.operands[..]
+    };
+    // Stdin comes from a command classified on its own; `-l`, `-c`, `-q` print no lines.
+    if files.is_empty() || p.occ.iter().any(|o| o.opt.effects.quiet) {
+        return;
+    }
+    let is_log = |w: &Word| {
+        w.literal().is_some_and(|f| {
+            f.starts_with("/var/log/") || f.ends_with(".log") || f.contains(".log.")
+        })
+    };
+    if files.iter().all(|&i| is_log(&words[i])) {
+        return;
+    }
+    if let Some((_, span)) = patterns
+        .iter()
+        .find(|(text, _)| text.is_some_and(names_credential))
+    {
+        e.add(
+            "secret.search",
+            Class::Destructive,
+            *span,
+            "searches configuration for a credential key, which prints the credential",
+        );
     }
 }
 

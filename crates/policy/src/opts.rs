@@ -97,6 +97,8 @@ struct P<'a, 'f> {
     scope: usize,
     occ: Occs<'a>,
     operands: Indices,
+    /// The words that named subcommands, in order.
+    sub_words: Indices,
     may_be_option: &'f dyn Fn(&Word) -> bool,
 }
 
@@ -109,16 +111,16 @@ impl<'a> P<'a, '_> {
         self.leaf().style
     }
 
-    /// The command for messages: the name as typed (a spec's id is its first name, not
-    /// the alias that ran), then the subcommands.
+    /// The command for messages, as typed: a spec's id is its first name, not the alias
+    /// that ran (`ceph pg`, not `ceph mon`).
     fn shown(&self) -> String {
         let typed = self.words[0]
             .literal()
             .map(|n| n.rsplit('/').next().unwrap_or(n));
         let mut n = typed.unwrap_or(&self.path[0].id).to_owned();
-        for level in &self.path[1..] {
+        for &i in &self.sub_words {
             n.push(' ');
-            n.push_str(&level.names[0]);
+            n.push_str(self.words[i].literal().unwrap_or("?"));
         }
         n
     }
@@ -374,10 +376,10 @@ pub(crate) fn parse<'a>(
         scope: 0,
         occ: Occs::new(),
         operands: Indices::new(),
+        sub_words: Indices::new(),
         may_be_option,
     };
     let mut rest = None;
-    let mut sub_words = Indices::new();
     let mut i = 1;
     let mut only_operands = false;
 
@@ -508,7 +510,7 @@ pub(crate) fn parse<'a>(
                         p.scope = p.path.len();
                     }
                     p.path.push(sub);
-                    sub_words.push(i);
+                    p.sub_words.push(i);
                     i += 1;
                     continue;
                 }
@@ -561,6 +563,6 @@ pub(crate) fn parse<'a>(
         operands: p.operands,
         path: p.path,
         rest,
-        sub_words,
+        sub_words: p.sub_words,
     })
 }

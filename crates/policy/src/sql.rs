@@ -707,6 +707,19 @@ fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
     let mut worst = (Class::ReadOnly, String::from("reads the database"));
     for (k, t) in s.iter().enumerate() {
         match t {
+            // `SELECT login, password, salt FROM user`, `rolpassword FROM pg_authid`.
+            Tok::Word(w)
+                if crate::handlers::names_credential(w)
+                    || w == "pass"
+                    || w == "salt"
+                    || w.ends_with("_pass")
+                    || w.ends_with("hash") =>
+            {
+                worst = worst.max((
+                    Class::Destructive,
+                    format!("reads `{w}`, which by its name holds a credential"),
+                ));
+            }
             Tok::Word(w) if w == "into" => {
                 let next = word(s.get(k + 1));
                 if matches!(next, "outfile" | "dumpfile") {
