@@ -2150,9 +2150,19 @@ const NOT_CREDENTIALS: &[&str] = &[
 
 /// Does a search pattern or query name a credential key (`smtp_password`, `.oidc.client_secret`)?
 pub(crate) fn names_credential(text: &str) -> bool {
-    let mut t = text.to_ascii_lowercase();
+    // This runs on every SQL word and search pattern: no allocation for short words.
+    if text.len() < 5 {
+        return false;
+    }
+    let lower = text.to_ascii_lowercase();
+    if !CREDENTIAL_KEYS.iter().any(|k| lower.contains(k)) {
+        return false;
+    }
+    let mut t = lower;
     for n in NOT_CREDENTIALS {
-        t = t.replace(n, "");
+        if t.contains(n) {
+            t = t.replace(n, "");
+        }
     }
     CREDENTIAL_KEYS.iter().any(|k| t.contains(k))
 }
