@@ -76,20 +76,23 @@ fn run(mode: &str, n: usize, cmds: &[String]) {
         "warm" => {
             // Diagnostic: per command, time a second (warm) run right after a first.
             let (mut cw, mut pw, mut cc, mut pc) = (0f64, 0f64, 0f64, 0f64);
+            let secs = |f: &dyn Fn()| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            };
             for _ in 0..n {
                 for c in cmds {
-                    let t = Instant::now();
-                    black_box(nomos_policy::parse_only(c));
-                    pc += t.elapsed().as_secs_f64();
-                    let t = Instant::now();
-                    black_box(nomos_policy::parse_only(c));
-                    pw += t.elapsed().as_secs_f64();
-                    let t = Instant::now();
-                    black_box(nomos_policy::classify(c));
-                    cc += t.elapsed().as_secs_f64();
-                    let t = Instant::now();
-                    black_box(nomos_policy::classify(c));
-                    cw += t.elapsed().as_secs_f64();
+                    let parse = || {
+                        black_box(nomos_policy::parse_only(c));
+                    };
+                    let classify = || {
+                        black_box(nomos_policy::classify(c));
+                    };
+                    pc += secs(&parse);
+                    pw += secs(&parse);
+                    cc += secs(&classify);
+                    cw += secs(&classify);
                 }
             }
             let k = n as f64 / 1e3;

@@ -1118,16 +1118,7 @@ impl<'p> Engine<'p> {
             rule.push_str(words[i].literal().unwrap_or("?"));
         }
         self.add(rule, base, span, reason);
-        // The command as typed (`chroot`, `docker compose`), for messages: a spec's id is
-        // its first name, which for a group of commands is not the one that ran.
-        let shown = || {
-            let mut n = typed0.unwrap_or(&leaf.id).to_owned();
-            for &i in &parsed.sub_words {
-                n.push(' ');
-                n.push_str(words[i].literal().unwrap_or("?"));
-            }
-            n
-        };
+        let shown = || crate::opts::shown(words, &parsed.sub_words, &parsed.path[0].id);
 
         let mut recursive = false;
         let mut pattern_given = false;

@@ -86,6 +86,21 @@ static IGNORED: std::sync::LazyLock<OptSpec> = std::sync::LazyLock::new(|| OptSp
     effects: Effects::default(),
 });
 
+/// The command for messages, as typed, with its subcommands (`ceph pg`, `docker compose`):
+/// a spec's id is its first name, not the alias that ran (`chroot` in a group led by
+/// `systemd-run`). `root_id` stands in when the name is not a literal.
+pub(crate) fn shown(words: &[Word], sub_words: &[usize], root_id: &str) -> String {
+    let typed = words[0]
+        .literal()
+        .map(|n| n.rsplit('/').next().unwrap_or(n));
+    let mut n = typed.unwrap_or(root_id).to_owned();
+    for &i in sub_words {
+        n.push(' ');
+        n.push_str(words[i].literal().unwrap_or("?"));
+    }
+    n
+}
+
 fn unknown(rule: &'static str, reason: String, span: Span) -> Unsupported {
     Unsupported::new(rule, reason, span)
 }
@@ -111,18 +126,8 @@ impl<'a> P<'a, '_> {
         self.leaf().style
     }
 
-    /// The command for messages, as typed: a spec's id is its first name, not the alias
-    /// that ran (`ceph pg`, not `ceph mon`).
     fn shown(&self) -> String {
-        let typed = self.words[0]
-            .literal()
-            .map(|n| n.rsplit('/').next().unwrap_or(n));
-        let mut n = typed.unwrap_or(&self.path[0].id).to_owned();
-        for &i in &self.sub_words {
-            n.push(' ');
-            n.push_str(self.words[i].literal().unwrap_or("?"));
-        }
-        n
+        shown(self.words, &self.sub_words, &self.path[0].id)
     }
 
     fn scoped(&self) -> &[&'a CmdSpec] {
