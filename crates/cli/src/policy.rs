@@ -101,7 +101,9 @@ fn emit(out: &mut impl Write, command: &str, d: &Decision) -> Result<(), CliErro
 }
 
 fn write_line(out: &mut impl Write, v: &Verdict<'_>) -> Result<(), CliError> {
-    serde_json::to_writer(&mut *out, v).map_err(|e| CliError::Io(e.into()))?;
+    // The command is echoed: JSON, with the characters a terminal acts on escaped (B3).
+    let line = serde_json::to_string(v).map_err(|e| CliError::Io(e.into()))?;
+    out.write_all(crate::term::json(&line).as_bytes())?;
     out.write_all(b"\n")?;
     Ok(())
 }
