@@ -157,7 +157,11 @@ fn agent_error_event(agent: &nomos_agent::Agent, session: i64, e: &nomos_agent::
 }
 
 #[tauri::command]
-async fn approve_plan(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
+async fn approve_plan(
+    state: State<'_, AppState>,
+    session_id: i64,
+    generation: i64,
+) -> Result<(), IpcError> {
     let agent = state.agent()?;
     // Validate now (the operator sees a refusal at once); the turn itself runs detached.
     if !agent
@@ -169,7 +173,7 @@ async fn approve_plan(state: State<'_, AppState>, session_id: i64) -> Result<(),
         ));
     }
     tauri::async_runtime::spawn(async move {
-        if let Err(e) = agent.approve_plan(session_id).await {
+        if let Err(e) = agent.approve_plan(session_id, generation).await {
             agent_error_event(&agent, session_id, &e);
         }
     });

@@ -82,6 +82,8 @@ pub fn from_wire(s: wire::Settings) -> Saved {
         session_token_budget: s.session_token_budget,
         run_wait_secs: s.run_wait_secs,
         command_timeout_secs: s.command_timeout_secs,
+        // Not on the settings form yet: the 30-minute default applies (I23).
+        approval_window_mins: None,
     };
     Saved {
         runtime,

@@ -55,7 +55,7 @@ fn main() {
         });
         let session = agent.send(None, "bench").await.unwrap();
         server.push(Step::text("approved"));
-        agent.approve_plan(session).await.unwrap();
+        agent.approve_plan(session, 1).await.unwrap();
 
         let mut agent_times = Vec::with_capacity(ROUNDS);
         let mut reference_times = Vec::with_capacity(ROUNDS);

@@ -1,12 +1,16 @@
-//! Approval detection from the operator's own words (DESIGN.md §3 step 4, I7, I8).
+//! Approval detection from the operator's own words (DESIGN.md §3 step 4, I7, I8, I23).
 //!
 //! Only the text of an operator's chat message is ever given to [`detect`]; tool output and
 //! model text never reach it, so nothing but the operator can open an approval window.
 //!
-//! The rule is deliberately narrow: a message approves when it *starts* with an approval word
-//! or phrase (typos of the longer words included), is short, and contains no negation or
-//! hold word anywhere. "yes", "ok go", "procceed", "go ahead please" approve; "don't
-//! proceed", "wait", "no", "ok but stop first", "yes, what does step 2 do?" do not.
+//! Approval is read by structure, not by a first word: the whole message must parse as
+//! approval units ("yes", "go ahead", "sure, go for it", typos of the longer words included)
+//! joined by politeness and plan references ("please", "thanks", "with the plan"), with no
+//! negation, no question, no condition and no extra instruction. Any word the grammar does not
+//! know makes the message something else: "ok, go ahead and restart nginx too" is an
+//! instruction. A short message with a negation or hold word is a decline ("don't proceed",
+//! "ok but wait"); a question is never a decline ("how long is the wait?").
+//! The phrasing corpus in `tests/data/approval_phrasings.tsv` pins the behaviour.
 
 /// How the operator's message reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,36 +19,112 @@ pub enum Verdict {
     Approve,
     /// The operator said no, wait or stop.
     Decline,
-    /// Neither: a question, a new instruction, a follow-up.
+    /// Neither: a question, a condition, a new instruction, a follow-up.
     Other,
 }
 
-/// Longer messages are instructions or questions, even when they start with "ok".
-const MAX_APPROVAL_WORDS: usize = 8;
+/// Longer messages with a negation in them are instructions, not declines.
+const MAX_DECLINE_WORDS: usize = 8;
 
-/// Single words that approve when they open the message.
-const APPROVE_WORDS: &[&str] = &[
-    "yes",
-    "y",
-    "yep",
-    "yeah",
-    "yup",
-    "ok",
-    "okay",
-    "k",
-    "go",
-    "proceed",
-    "continue",
-    "approved",
-    "approve",
-    "confirmed",
-    "confirm",
-    "sure",
-    "lgtm",
-    "ack",
-    "affirmative",
-    "execute",
-    "run",
+/// Approval units: a word or phrase that approves on its own. Matched on collapsed letter runs
+/// ("yesss", "okkk"), and the longer words also within one edit ("procceed", "contiune").
+const APPROVE_UNITS: &[&[&str]] = &[
+    &["yes"],
+    &["y"],
+    &["yep"],
+    &["yeah"],
+    &["yea"],
+    &["yup"],
+    &["ya"],
+    &["ok"],
+    &["okay"],
+    &["okey"],
+    &["okie"],
+    &["k"],
+    &["kk"],
+    &["alright"],
+    &["all", "right"],
+    &["go"],
+    &["proceed"],
+    &["continue"],
+    &["approved"],
+    &["approve"],
+    &["confirmed"],
+    &["confirm"],
+    &["sure"],
+    &["lgtm"],
+    &["ack"],
+    &["affirmative"],
+    &["execute"],
+    &["run"],
+    &["absolutely"],
+    &["definitely"],
+    &["certainly"],
+    &["agreed"],
+    &["granted"],
+    &["go", "ahead"],
+    &["go", "on"],
+    &["go", "for", "it"],
+    &["do", "it"],
+    &["please", "do"],
+    &["let's", "go"],
+    &["lets", "go"],
+    &["let's", "do", "it"],
+    &["lets", "do", "it"],
+    &["let's", "do", "this"],
+    &["lets", "do", "this"],
+    &["carry", "on"],
+    &["fire", "away"],
+    &["send", "it"],
+    &["ship", "it"],
+    &["make", "it", "so"],
+    &["looks", "good"],
+    &["looks", "great"],
+    &["looks", "fine"],
+    &["sounds", "good"],
+    &["sounds", "great"],
+    &["sounds", "fine"],
+    &["all", "good"],
+    &["good", "to", "go"],
+    &["you're", "good", "to", "go"],
+    &["green", "light"],
+    &["sure", "thing"],
+    &["of", "course"],
+    &["by", "all", "means"],
+    &["works", "for", "me"],
+    &["fine", "by", "me"],
+    &["fine", "with", "me"],
+    &["ok", "with", "me"],
+    &["i", "approve"],
+    &["i", "agree"],
+    &["you", "may", "proceed"],
+    &["you", "can", "proceed"],
+    &["you", "have", "my", "approval"],
+    &["approval", "granted"],
+    &["permission", "granted"],
+    &["no", "objection"],
+    &["no", "objections"],
+    &["no", "problem"],
+    &["no", "worries"],
+    &["oui"],
+    &["ja"],
+    &["sí"],
+    &["aye"],
+    &["roger"],
+    &["roger", "that"],
+    &["sgtm"],
+    &["do", "that"],
+    &["do", "this"],
+    &["do", "so"],
+    &["go", "right", "ahead"],
+    &["looks", "good", "to", "me"],
+    &["sounds", "good", "to", "me"],
+    &["feel", "free", "to", "proceed"],
+    &["feel", "free", "to", "go", "ahead"],
+    &["you", "can", "go", "ahead"],
+    &["you", "may", "go", "ahead"],
+    &["you", "can", "continue"],
+    &["you", "may", "continue"],
 ];
 
 /// Words long enough that a one-letter slip is still the word ("procceed", "contiue").
@@ -57,106 +137,150 @@ const FUZZY_WORDS: &[&str] = &[
     "confirm",
     "affirmative",
     "execute",
+    "absolutely",
+    "definitely",
 ];
 
-/// Phrases that approve when they open the message.
-const APPROVE_PHRASES: &[&[&str]] = &[
-    &["go", "ahead"],
-    &["do", "it"],
-    &["looks", "good"],
-    &["sounds", "good"],
-    &["make", "it", "so"],
-    &["ship", "it"],
-    &["go", "for", "it"],
-    &["all", "good"],
+/// Words and phrases that carry no instruction: politeness, emphasis and references to the
+/// plan in flight ("yes please, thanks", "go ahead with the plan", "run all steps now").
+const POLITE_UNITS: &[&[&str]] = &[
+    &["please"],
+    &["pls"],
+    &["plz"],
+    &["thanks"],
+    &["thank", "you"],
+    &["thx"],
+    &["ty"],
+    &["cheers"],
+    &["now"],
+    &["then"],
+    &["sir"],
+    &["mate"],
+    &["boss"],
+    &["and"],
+    &["the", "plan"],
+    &["with", "the", "plan"],
+    &["with", "it"],
+    &["with", "that"],
+    &["it"],
+    &["that"],
+    &["this"],
+    &["on"],
+    &["ahead"],
+    &["right", "away"],
+    &["right", "now"],
+    &["asap"],
+    &["all", "steps"],
+    &["all", "the", "steps"],
+    &["the", "steps"],
+    &["every", "step"],
+    &["everything"],
+    &["the", "rest"],
+    &["with", "the", "rest"],
+    &["the", "next", "step"],
+    &["next", "step"],
+    &["good"],
+    &["great"],
+    &["fine"],
+    &["perfect"],
+    &["cool"],
+    &["nice"],
+    &["excellent"],
+    &["awesome"],
+    &["thanks", "a", "lot"],
+    &["oh"],
+    &["well"],
+    &["with"],
+    &["the"],
+    &["plan"],
+    &["steps"],
+    &["changes"],
+    &["them"],
+    &["all"],
+    &["as", "planned"],
+    &["as", "proposed"],
+    &["as", "described"],
+    &["to", "me"],
+    &["bitte"],
+    &["danke"],
+    &["merci"],
+    &["gracias"],
+    &["por", "favor"],
 ];
 
-/// Any of these anywhere turns the message into a decline (or at least not an approval).
+/// A hold or refusal anywhere makes a short message a decline.
 const NEGATIONS: &[&str] = &[
-    "no",
-    "n",
-    "nope",
-    "not",
-    "dont",
-    "don't",
-    "do not",
-    "never",
-    "wait",
-    "stop",
-    "hold",
-    "halt",
-    "cancel",
-    "abort",
-    "pause",
-    "deny",
-    "denied",
-    "reject",
-    "rejected",
-    "nah",
-    "without",
-    "shouldnt",
-    "shouldn't",
-    "wont",
-    "won't",
-    "cant",
-    "can't",
-    "isnt",
-    "isn't",
-    "but",
+    "no", "n", "nope", "nah", "not", "never", "wait", "stop", "hold", "halt", "cancel", "abort",
+    "pause", "deny", "denied", "reject", "rejected", "without", "but", "later", "dont", "cant",
+    "wont", "shouldnt", "wouldnt", "isnt", "arent", "didnt", "doesnt", "nein", "non", "negative",
+    "refuse", "declined", "decline",
 ];
 
-/// Words that carry no instruction and may follow an approval ("yes please, thanks").
-const FILLER: &[&str] = &[
-    "please",
-    "pls",
-    "thanks",
-    "thank",
-    "you",
-    "ty",
-    "now",
-    "then",
-    "the",
-    "plan",
-    "it",
-    "that",
-    "this",
-    "with",
-    "ahead",
-    "on",
-    "sir",
-    "all",
-    "steps",
-    "good",
-    "great",
-    "fine",
-    "perfect",
-    "right",
-    "away",
-    "and",
-    "go",
-    "proceed",
-    "continue",
-    "do",
-    "yes",
-    "ok",
-    "okay",
-    "sure",
-    "rest",
-    "remaining",
-    "remainder",
-    "everything",
-    "others",
-    "next",
-    "step",
+/// A condition or contrast: the operator approves something other than the plan as it is.
+const CONDITIONS: &[&str] = &[
+    "if", "unless", "except", "only", "provided", "assuming", "once", "after", "before", "when",
+    "first", "however", "instead", "though", "although", "maybe", "perhaps", "probably",
 ];
+
+/// Openers of a question even without a question mark.
+const QUESTION_OPENERS: &[&str] = &[
+    "what",
+    "why",
+    "how",
+    "when",
+    "where",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "is",
+    "are",
+    "am",
+    "was",
+    "were",
+    "can",
+    "could",
+    "would",
+    "should",
+    "will",
+    "shall",
+    "may",
+    "might",
+    "has",
+    "have",
+    "had",
+    "isn't",
+    "aren't",
+    "doesn't",
+    "didn't",
+    "wouldn't",
+    "shouldn't",
+    "couldn't",
+];
+
+/// Pronouns after which "do/does/did" opens a question ("do you think …").
+const PRONOUNS: &[&str] = &["you", "we", "i", "they", "he", "she", "u", "it's"];
 
 fn words(text: &str) -> Vec<String> {
     text.to_lowercase()
-        .replace('’', "'")
+        .replace(['’', '‘', '`'], "'")
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|w| w.trim_matches('\'').to_owned())
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// "yesss" → "yes", "procceed" → "proced": repeated letters are one slip, not a new word.
+fn collapse(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut last = None;
+    for c in word.chars() {
+        if last != Some(c) {
+            out.push(c);
+        }
+        last = Some(c);
+    }
+    out
 }
 
 /// Edit distance of at most one, counting a swap of two neighbours as one edit ("contiune"):
@@ -184,14 +308,87 @@ fn within_one_edit(a: &str, b: &str) -> bool {
     prev[b.len()] <= 1
 }
 
+/// Whether one word of the message is the grammar's word `want`.
+fn word_is(word: &str, want: &str) -> bool {
+    if word == want {
+        return true;
+    }
+    // Only letters may repeat: "kk" and "ok" differ, "okkk" and "ok" do not.
+    let collapsed = collapse(word);
+    if collapsed.chars().count() > 1 && collapsed == collapse(want) {
+        return true;
+    }
+    want.len() >= 6
+        && word.len() >= 6
+        && FUZZY_WORDS.contains(&want)
+        && (within_one_edit(word, want) || within_one_edit(&collapsed, want))
+}
+
+#[cfg(test)]
 fn is_approve_word(word: &str) -> bool {
-    APPROVE_WORDS.contains(&word)
-        || (word.len() >= 6 && FUZZY_WORDS.iter().any(|w| within_one_edit(word, w)))
+    APPROVE_UNITS
+        .iter()
+        .any(|u| u.len() == 1 && word_is(word, u[0]))
+}
+
+/// The longest unit of `units` that matches at `words[at..]`, as its length.
+fn longest_match(words: &[String], at: usize, units: &[&[&str]]) -> usize {
+    units
+        .iter()
+        .filter(|u| {
+            words.len() >= at + u.len() && u.iter().zip(&words[at..]).all(|(w, m)| word_is(m, w))
+        })
+        .map(|u| u.len())
+        .max()
+        .unwrap_or(0)
 }
 
 fn is_negation(words: &[String]) -> bool {
-    words.iter().any(|w| NEGATIONS.contains(&w.as_str()))
-        || words.windows(2).any(|p| p[0] == "do" && p[1] == "not")
+    // "no problem", "no objections" approve: their "no" is not a refusal.
+    let mut inside_unit = vec![false; words.len()];
+    for start in 0..words.len() {
+        let n = longest_match(words, start, APPROVE_UNITS);
+        if n > 1 {
+            inside_unit[start..start + n]
+                .iter_mut()
+                .for_each(|x| *x = true);
+        }
+    }
+    words.iter().zip(&inside_unit).any(|(w, &inside)| {
+        !inside
+            && (NEGATIONS.contains(&w.as_str())
+                || NEGATIONS.contains(&collapse(w).as_str())
+                || w.ends_with("n't"))
+    }) || words.windows(2).any(|p| p[0] == "do" && p[1] == "not")
+}
+
+fn is_question(text: &str, words: &[String]) -> bool {
+    if text.contains(['?', '¿', '？']) {
+        return true;
+    }
+    match words {
+        [first, second, ..] if ["do", "does", "did"].contains(&first.as_str()) => {
+            PRONOUNS.contains(&second.as_str())
+        }
+        [first, ..] => QUESTION_OPENERS.contains(&first.as_str()),
+        [] => false,
+    }
+}
+
+/// The whole message parses as approval units and politeness, with one approval at least.
+fn parses_as_approval(words: &[String]) -> bool {
+    let mut at = 0;
+    let mut approved = false;
+    while at < words.len() {
+        let approve = longest_match(words, at, APPROVE_UNITS);
+        let polite = longest_match(words, at, POLITE_UNITS);
+        if approve == 0 && polite == 0 {
+            return false;
+        }
+        approved |= approve > 0 && approve >= polite;
+        at += approve.max(polite);
+    }
+    approved
 }
 
 /// Reads one operator chat message.
@@ -200,34 +397,26 @@ pub fn detect(text: &str) -> Verdict {
     if words.is_empty() {
         return Verdict::Other;
     }
+    // A question asks; it neither approves nor withdraws an approval (I23).
+    if is_question(text, &words) {
+        return Verdict::Other;
+    }
+    if words.iter().any(|w| CONDITIONS.contains(&w.as_str())) {
+        return Verdict::Other;
+    }
     if is_negation(&words) {
         // "no", "wait", "stop", "don't proceed": a hold. A long message with a "not" in it is
         // an instruction, not a decline.
-        return if words.len() <= MAX_APPROVAL_WORDS {
+        return if words.len() <= MAX_DECLINE_WORDS {
             Verdict::Decline
         } else {
             Verdict::Other
         };
     }
-    if words.len() > MAX_APPROVAL_WORDS || text.contains('?') {
-        return Verdict::Other;
-    }
-    let opened = APPROVE_PHRASES
-        .iter()
-        .find(|phrase| {
-            words.len() >= phrase.len() && words.iter().zip(phrase.iter()).all(|(w, p)| w == p)
-        })
-        .map(|phrase| phrase.len())
-        .or_else(|| is_approve_word(&words[0]).then_some(1));
-    match opened {
-        Some(n)
-            if words[n..]
-                .iter()
-                .all(|w| FILLER.contains(&w.as_str()) || is_approve_word(w)) =>
-        {
-            Verdict::Approve
-        }
-        _ => Verdict::Other,
+    if parses_as_approval(&words) {
+        Verdict::Approve
+    } else {
+        Verdict::Other
     }
 }
 
@@ -309,6 +498,62 @@ mod tests {
             "proceeding would be bad if the disk is full, check that first and report back",
         ] {
             assert_eq!(detect(text), Verdict::Other, "{text:?} should be neither");
+        }
+    }
+
+    /// B6: the phrasing corpus (a data file, ≥ 150 phrasings of every kind) reads as labelled.
+    #[test]
+    fn i23_the_phrasing_corpus_reads_as_labelled() {
+        let corpus = include_str!("../tests/data/approval_phrasings.tsv");
+        let mut seen = 0;
+        let mut wrong = Vec::new();
+        for line in corpus.lines() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((label, text)) = line.split_once('\t') else {
+                panic!("not verdict<TAB>text: {line:?}");
+            };
+            let want = match label {
+                "approve" => Verdict::Approve,
+                "decline" => Verdict::Decline,
+                "other" => Verdict::Other,
+                other => panic!("unknown label {other:?}"),
+            };
+            seen += 1;
+            let got = detect(text);
+            if got != want {
+                wrong.push(format!("{text:?}: want {want:?}, got {got:?}"));
+            }
+        }
+        assert!(seen >= 150, "the corpus holds {seen} phrasings");
+        assert!(
+            wrong.is_empty(),
+            "{} misread:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+    }
+
+    #[test]
+    fn i23_a_question_is_never_a_decline() {
+        for hold in [
+            "wait",
+            "stop",
+            "no",
+            "cancel",
+            "hold on",
+            "don't proceed",
+            "pause",
+        ] {
+            for text in [
+                format!("{hold}?"),
+                format!("why {hold}"),
+                format!("should I say {hold}"),
+                format!("what happens if I say {hold}?"),
+            ] {
+                assert_eq!(detect(&text), Verdict::Other, "{text:?}");
+            }
         }
     }
 

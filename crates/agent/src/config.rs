@@ -10,8 +10,9 @@ pub struct AgentConfig {
     pub max_identical_calls: u32,
     /// Tokens (prompt + completion) one session may spend before the guard stops it (I20).
     pub session_token_budget: u64,
-    /// Attempts at a reply when the model answers with nothing (I11).
-    pub empty_reply_attempts: u32,
+    /// Retries after the model first answers with nothing, each with a sharper note (I11):
+    /// 3 means four attempts in all, so the third note is actually sent.
+    pub empty_reply_retries: u32,
     /// First pause before retrying an empty reply; doubles each attempt.
     pub empty_reply_backoff: Duration,
     /// Retries of retryable provider errors (429, 5xx, cut streams) inside one iteration.
@@ -26,6 +27,8 @@ pub struct AgentConfig {
     pub idle_after: Duration,
     /// A nudged session still idle this long after the nudge is closed (I15).
     pub close_after_nudge: Duration,
+    /// An approval window closes this long after the operator opened it (I23).
+    pub approval_window_ttl: Duration,
     /// Tool results longer than this are cut with a marker before the model sees them (I16).
     pub max_tool_result_chars: usize,
     /// Model for requests; `None` uses the provider's configured model.
@@ -60,7 +63,7 @@ impl Default for AgentConfig {
             max_iterations: 40,
             max_identical_calls: 3,
             session_token_budget: 2_000_000,
-            empty_reply_attempts: 3,
+            empty_reply_retries: 3,
             empty_reply_backoff: Duration::from_millis(800),
             model_retry: nomos_llm::RetryPolicy::default(),
             run_wait: Duration::from_secs(20),
@@ -68,6 +71,7 @@ impl Default for AgentConfig {
             gate_wait: Duration::from_secs(5),
             idle_after: Duration::from_secs(30 * 60),
             close_after_nudge: Duration::from_secs(30 * 60),
+            approval_window_ttl: Duration::from_secs(30 * 60),
             max_tool_result_chars: 16_000,
             model: None,
             max_tokens: Some(4096),

@@ -16,6 +16,32 @@ pub enum AgentError {
     NothingToApprove(i64),
     #[error("Execution {0} is not waiting for approval.")]
     NotAwaitingApproval(i64),
+    /// I22: the exact text that was classified and approved is not held any more (Nomos
+    /// restarted); the stored copy is a redacted display copy and never runs.
+    #[error(
+        "Execution {0} cannot run: the exact command that was checked and approved is no longer \
+         held (Nomos restarted since), and the stored copy is for display only. Ask the agent to \
+         run it again."
+    )]
+    ExactCommandUnavailable(i64),
+    /// B5: the operator approved a plan generation that is no longer the one in flight.
+    #[error(
+        "The plan you approved (v{approved}) is no longer the plan in flight in session \
+         {session} (now v{current}, {status}). Review the current plan and approve that one."
+    )]
+    StalePlan {
+        session: i64,
+        approved: i64,
+        current: i64,
+        status: String,
+    },
+    /// B5: the execution was asked under a plan that has since completed, been re-proposed or
+    /// been reopened.
+    #[error(
+        "Execution {0} belongs to a plan that is no longer in flight (completed, re-proposed or \
+         reopened); it can no longer be approved. Ask the agent to run it again."
+    )]
+    StaleExecution(i64),
     #[error("{0}")]
     Exec(#[from] nomos_exec::ExecError),
     #[error("The agent's state lock was poisoned by an earlier panic; restart Nomos.")]
@@ -31,6 +57,9 @@ impl AgentError {
             Self::Busy(_) => "agent.busy",
             Self::NothingToApprove(_) => "agent.nothing_to_approve",
             Self::NotAwaitingApproval(_) => "agent.not_awaiting_approval",
+            Self::ExactCommandUnavailable(_) => "agent.exact_command_unavailable",
+            Self::StalePlan { .. } => "agent.stale_plan",
+            Self::StaleExecution(_) => "agent.stale_execution",
             Self::Exec(e) => e.code(),
             Self::Poisoned => "agent.poisoned",
         }
@@ -46,6 +75,9 @@ impl AgentError {
             | Self::MessageTooLong { .. }
             | Self::NothingToApprove(_)
             | Self::NotAwaitingApproval(_)
+            | Self::ExactCommandUnavailable(_)
+            | Self::StalePlan { .. }
+            | Self::StaleExecution(_)
             | Self::Poisoned => false,
         }
     }

@@ -71,6 +71,9 @@ struct Inner {
     gates: gate::Gates,
     /// Cancellation of the turn running in each session (I10: stop ends it at once).
     turns: Mutex<HashMap<SessionId, CancellationToken>>,
+    /// I22: the exact text of each execution not yet run, as classified and approved; the
+    /// store keeps only a redacted display copy and this text's digest.
+    exact: Mutex<HashMap<i64, String>>,
     /// Executions running in the background, so the operator can cancel them.
     running: Mutex<HashMap<i64, nomos_exec::ExecutionHandle>>,
     /// Tokens spent per session since start-up, for the runaway guard's budget (I20).
@@ -116,6 +119,7 @@ impl Agent {
                 events: events::EventHub::default(),
                 gates: gate::Gates::default(),
                 turns: Mutex::new(HashMap::new()),
+                exact: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
                 tokens: Mutex::new(HashMap::new()),
             }),
@@ -148,9 +152,15 @@ impl Agent {
         turn::operator_message(self, session, text).await
     }
 
-    /// The operator pressed Approve on the plan: opens the approval window and advances.
-    pub async fn approve_plan(&self, session: SessionId) -> Result<(), AgentError> {
-        turn::approve_plan(self, session).await
+    /// The operator pressed Approve on the plan generation they saw: opens the approval window
+    /// and advances. Refused with [`AgentError::StalePlan`] when that generation is no longer
+    /// the plan in flight (completed, re-proposed or reopened since).
+    pub async fn approve_plan(
+        &self,
+        session: SessionId,
+        generation: i64,
+    ) -> Result<(), AgentError> {
+        turn::approve_plan(self, session, generation).await
     }
 
     /// The operator pressed Approve on one command's card: it runs now.
@@ -172,8 +182,16 @@ impl Agent {
         runner::cancel_execution(self, execution, true)
     }
 
-    /// The operator pressed Stop: the turn in flight ends at once, with no retry (I10).
+    /// The operator pressed Stop: the turn in flight ends at once, with no retry (I10), and
+    /// the session pauses (I21): a command still running finishes in the background and its
+    /// result waits as a note for the operator's next message; nothing resumes by itself.
+    /// Returns whether a turn was running.
     pub fn stop(&self, session: SessionId) -> bool {
+        // Paused before the turn is cancelled, so the cancelled turn's background execution
+        // can never find the session resumable.
+        if let Err(e) = self.inner.store.pause_session(session) {
+            tracing::warn!(code = e.code(), session, "could not pause the session: {e}");
+        }
         match self.inner.turns.lock() {
             Ok(turns) => turns.get(&session).map(|t| t.cancel()).is_some(),
             Err(_) => false,
@@ -256,6 +274,7 @@ impl Agent {
         let waiting = store.pending_continuations()?.iter().any(|p| {
             p.execution.session_id == session
                 && p.session_status == nomos_store::SessionStatus::Executing
+                && !p.session_paused
         });
         Ok(!active && !waiting)
     }

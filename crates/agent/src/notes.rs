@@ -19,6 +19,14 @@ pub const NO_PLAN_FOR_RUN: &str = "Refused: no plan. Call propose_plan first (a 
      fine for a read-only question), then wait for the operator's approval. Do NOT run commands \
      before a plan exists.";
 
+pub fn no_canonical_form(reason: &str) -> String {
+    format!(
+        "Refused: the command could not be checked ({reason}), so it has no checked form to run \
+         and will not run as typed. Rewrite it as plain commands (no functions, eval, background \
+         jobs or unbalanced quotes) and run that."
+    )
+}
+
 pub const RECONCILE_NO_RUN: &str = "Refused: the operator says the chat and the plan panel \
      disagree. Do NOT re-run anything. Call get_state_snapshot, reconcile the plan steps with \
      update_plan_step from what is recorded, and report what is actually done.";

@@ -315,7 +315,11 @@ fn propose_plan(
             NewPlanStep {
                 title: title.to_owned(),
                 detail: s.get("detail").and_then(Value::as_str).map(str::to_owned),
-                target: s.get("target").and_then(Value::as_str).map(str::to_owned),
+                // I23: the window covers the targets the steps name, compared as slugs.
+                target: s
+                    .get("target")
+                    .and_then(Value::as_str)
+                    .map(|t| target_slug(agent, t)),
             }
         })
         .collect();
@@ -518,10 +522,17 @@ async fn run(
     let command = str_arg(args, "command")?;
     let target = resolve_target(agent, target_slug)?;
     let decision = nomos_policy::classify(command);
-    let canonical = decision
-        .canonical
-        .clone()
-        .unwrap_or_else(|| command.to_owned());
+    let reason = decision
+        .findings
+        .iter()
+        .max_by_key(|f| f.class)
+        .map(|f| format!("{}: {}", f.rule, f.reason))
+        .unwrap_or_else(|| "read-only".to_owned());
+    // I22: the classifier's contract: what runs is its canonical form, never the text as typed.
+    // A command it could not lower has none, and is refused (fail closed).
+    let Some(canonical) = decision.canonical.clone().filter(|c| !c.trim().is_empty()) else {
+        return Ok(ToolOutcome::error(notes::no_canonical_form(&reason)));
+    };
     let slug = target.slug.to_string();
 
     // I18: the same command on the same target in this plan is answered from the ledger.
@@ -541,27 +552,21 @@ async fn run(
     }
 
     let class = store_class(decision.class);
-    let reason = decision
-        .findings
-        .iter()
-        .max_by_key(|f| f.class)
-        .map(|f| format!("{}: {}", f.rule, f.reason))
-        .unwrap_or_else(|| "read-only".to_owned());
-    // I7: config changes run only inside the operator's window; destructive never without
-    // a per-command approval.
-    let approval =
-        match class {
-            CommandClass::ReadOnly => None,
-            CommandClass::ConfigMutation => store
-                .active_approval_window(session)
-                .map_err(fail)?
-                .map(|w| Approval {
+    // I7, I23: config changes run only inside the operator's window, and only on a target its
+    // plan names; destructive never without a per-command approval.
+    let approval = match class {
+        CommandClass::ReadOnly | CommandClass::Destructive => None,
+        CommandClass::ConfigMutation => {
+            match store.active_approval_window(session).map_err(fail)? {
+                Some(w) if store.window_covers(&w, &slug).map_err(fail)? => Some(Approval {
                     kind: ApprovalKind::Window,
                     by: None,
                     window_id: Some(w.id),
                 }),
-            CommandClass::Destructive => None,
-        };
+                _ => None,
+            }
+        }
+    };
     let needs_card = approval.is_none() && class != CommandClass::ReadOnly;
     let execution = store
         .create_execution(&NewExecution {
@@ -577,6 +582,7 @@ async fn run(
             approval,
         })
         .map_err(fail)?;
+    remember_exact(agent, execution.id, canonical);
     agent.emit(AgentEvent::Execution {
         session_id: session,
         execution: convert::execution(&execution),
@@ -593,10 +599,65 @@ async fn run(
         ))
         .ending());
     }
-    let text = start_and_wait(agent, execution.id, target, &canonical, Some(cancel))
+    let text = start_and_wait(agent, execution.id, target, Some(cancel))
         .await
         .map_err(|e| ToolOutcome::error(e.to_string()))?;
     Ok(ToolOutcome::ok(text))
+}
+
+/// I22: holds the exact text of an execution until it runs or is dropped.
+fn remember_exact(agent: &Agent, id: i64, exact: String) {
+    if let Ok(mut held) = agent.inner.exact.lock() {
+        held.insert(id, exact);
+    }
+}
+
+fn forget_exact(agent: &Agent, id: i64) {
+    if let Ok(mut held) = agent.inner.exact.lock() {
+        held.remove(&id);
+    }
+}
+
+/// I22: the text to run for an execution: byte for byte the text that was classified and
+/// approved, proved by the digest in its row. The row's own copy is a display copy that may be
+/// redacted; it can stand in only when its digest proves nothing was redacted (after a
+/// restart). Anything else is refused.
+fn exact_command(agent: &Agent, row: &nomos_store::Execution) -> Result<String, AgentError> {
+    let held = agent
+        .inner
+        .exact
+        .lock()
+        .map_err(|_| AgentError::Poisoned)?
+        .get(&row.id)
+        .cloned();
+    let text = held.unwrap_or_else(|| row.canonical.clone());
+    if row.is_exact_command(&text) {
+        Ok(text)
+    } else {
+        Err(AgentError::ExactCommandUnavailable(row.id))
+    }
+}
+
+/// Ends an execution that cannot run with the reason, for the operator and the model.
+fn refuse_unrunnable(agent: &Agent, id: i64, why: &AgentError) -> Result<(), AgentError> {
+    forget_exact(agent, id);
+    let row = agent.inner.store.deny_execution(id, &why.to_string())?;
+    agent.emit(AgentEvent::Execution {
+        session_id: row.session_id,
+        execution: convert::execution(&row),
+    });
+    Ok(())
+}
+
+/// The inventory's slug for a target a plan step names; an unknown name is kept as written.
+fn target_slug(agent: &Agent, name: &str) -> String {
+    agent
+        .inner
+        .inventory
+        .read()
+        .ok()
+        .and_then(|inv| inv.resolve(name).ok().map(|t| t.slug.to_string()))
+        .unwrap_or_else(|| name.trim().to_owned())
 }
 
 fn resolve_target(agent: &Agent, slug: &str) -> Result<Target, ToolOutcome> {
@@ -618,21 +679,36 @@ fn resolve_target(agent: &Agent, slug: &str) -> Result<Target, ToolOutcome> {
 /// and the continuation worker resumes the session (I14). `turn_cancel` is the turn that asked
 /// for it: only then can a quick result be answered inline; an execution started by an
 /// operator's approval after that turn ended always goes through the continuation.
+///
+/// Every path that runs a command comes through here, and what runs is [`exact_command`]:
+/// never a string a caller read from the store (I22).
 async fn start_and_wait(
     agent: &Agent,
     id: i64,
     target: Target,
-    canonical: &str,
     turn_cancel: Option<&CancellationToken>,
 ) -> Result<String, AgentError> {
     let store = &agent.inner.store;
+    let queued = store.get_execution(id)?;
+    let exact = match exact_command(agent, &queued) {
+        Ok(text) => text,
+        Err(e) => {
+            if turn_cancel.is_none() {
+                // No turn is waiting: the continuation tells the model.
+                store.mark_execution_background(id)?;
+            }
+            refuse_unrunnable(agent, id, &e)?;
+            return Err(e);
+        }
+    };
     let row = store.start_execution(id)?;
+    forget_exact(agent, id);
     agent.emit(AgentEvent::Execution {
         session_id: row.session_id,
         execution: convert::execution(&row),
     });
     let limits = Limits::with_timeout(agent.inner.config.command_timeout);
-    let handle = agent.inner.executor.start(&target, canonical, &limits)?;
+    let handle = agent.inner.executor.start(&target, &exact, &limits)?;
     if let Ok(mut running) = agent.inner.running.lock() {
         running.insert(id, handle.clone());
     }
@@ -682,6 +758,7 @@ fn record_outcome(
     if let Ok(mut running) = agent.inner.running.lock() {
         running.remove(&id);
     }
+    forget_exact(agent, id);
     let (status, exit_code, error) = match &outcome.status {
         nomos_exec::ExecStatus::Exited { code } => (ExecStatus::Finished, Some(*code), None),
         nomos_exec::ExecStatus::Signaled { signal } => (
@@ -745,6 +822,21 @@ pub(crate) async fn approve_execution(agent: &Agent, id: i64) -> Result<(), Agen
     if row.status != ExecStatus::AwaitingApproval {
         return Err(AgentError::NotAwaitingApproval(id));
     }
+    // B5: only a card of the plan in flight can be approved.
+    let session = store.get_session(row.session_id)?;
+    let plan = store.current_plan(row.session_id)?;
+    if session.status.is_terminal() || plan.replaced || row.generation != Some(plan.generation) {
+        return Err(AgentError::StaleExecution(id));
+    }
+    // I22: refused before anything is approved when the exact text is gone.
+    if let Err(e) = exact_command(agent, &row) {
+        store.mark_execution_background(id)?;
+        refuse_unrunnable(agent, id, &e)?;
+        crate::worker::continue_finished(agent).await?;
+        return Err(e);
+    }
+    // The operator acted: a Stop's pause ends (I21).
+    store.unpause_session(row.session_id)?;
     let row = store.approve_execution(
         id,
         &Approval {
@@ -762,9 +854,8 @@ pub(crate) async fn approve_execution(agent: &Agent, id: i64) -> Result<(), Agen
         .clone();
     // The turn that asked has ended; the result comes back through the continuation (I14).
     let agent2 = agent.clone();
-    let canonical = row.canonical.clone();
     tokio::spawn(async move {
-        if let Err(e) = start_and_wait(&agent2, id, target, &canonical, None).await {
+        if let Err(e) = start_and_wait(&agent2, id, target, None).await {
             tracing::error!(execution = id, "approved execution could not start: {e}");
         } else if let Err(e) = crate::worker::continue_finished(&agent2).await {
             tracing::warn!("continuation after execution {id} failed: {e}");
@@ -784,6 +875,7 @@ pub(crate) async fn deny_execution(
     }
     // The turn that asked has ended: the denial reaches the model through the continuation.
     agent.inner.store.mark_execution_background(id)?;
+    forget_exact(agent, id);
     let row = agent
         .inner
         .store
@@ -819,6 +911,7 @@ pub(crate) fn cancel_execution(
         if by_operator {
             agent.inner.store.mark_execution_background(id)?;
         }
+        forget_exact(agent, id);
         let row = agent.inner.store.deny_execution(id, "cancelled")?;
         agent.emit(AgentEvent::Execution {
             session_id: row.session_id,

@@ -43,6 +43,9 @@ pub struct Limits {
     /// Hard limit for one command, in seconds.
     #[serde(default)]
     pub command_timeout_secs: Option<u64>,
+    /// How long an approval window stays open, in minutes (I23; default 30).
+    #[serde(default)]
+    pub approval_window_mins: Option<u64>,
 }
 
 impl Limits {
@@ -60,6 +63,9 @@ impl Limits {
         }
         if let Some(s) = self.command_timeout_secs.filter(|s| *s > 0) {
             base.command_timeout = std::time::Duration::from_secs(s);
+        }
+        if let Some(m) = self.approval_window_mins.filter(|m| *m > 0) {
+            base.approval_window_ttl = std::time::Duration::from_secs(m.saturating_mul(60));
         }
         base
     }
@@ -205,6 +211,7 @@ mod tests {
             session_token_budget: Some(0),
             run_wait_secs: None,
             command_timeout_secs: Some(60),
+            approval_window_mins: Some(5),
         };
         let base = AgentConfig::default();
         let applied = limits.apply(base.clone());
@@ -215,5 +222,14 @@ mod tests {
         );
         assert_eq!(applied.run_wait, base.run_wait);
         assert_eq!(applied.command_timeout, std::time::Duration::from_secs(60));
+        assert_eq!(
+            applied.approval_window_ttl,
+            std::time::Duration::from_secs(300)
+        );
+        assert_eq!(
+            base.approval_window_ttl,
+            std::time::Duration::from_secs(30 * 60),
+            "the default window is 30 minutes"
+        );
     }
 }

@@ -132,7 +132,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         tool(
             "ask_operator",
-            "Ask the operator one precise question and end your turn.",
+            "Ask the operator one precise question and end your turn. The answer is never plan approval: do not ask for approval with it; the operator approves the plan in chat or with the Approve button.",
             obj(json!({"question": {"type": "string"}}), &["question"]),
         ),
         tool(

@@ -112,6 +112,11 @@ pub(crate) async fn operator_message(
         emit_plan(agent, session)?;
     }
 
+    // I21: the operator speaking again ends the pause their Stop started.
+    store.unpause_session(session)?;
+    // I23: an answer to the model's question is an answer, whatever its words.
+    let answers_question = awaits_answer(agent, session)?;
+
     let message = store.append_message(&NewMessage::user(session, text))?;
     agent.emit(AgentEvent::Message {
         session_id: session,
@@ -121,7 +126,12 @@ pub(crate) async fn operator_message(
     let mut flags = TurnFlags::default();
     let plan = store.current_plan(session)?;
     let window = store.active_approval_window(session)?;
-    match approval::detect(text) {
+    let verdict = if answers_question {
+        Verdict::Other
+    } else {
+        approval::detect(text)
+    };
+    match verdict {
         // I7: only the operator's own words open the window, and only for a plan in flight.
         Verdict::Approve if plan.in_flight() && window.is_none() => {
             store.open_approval_window(
@@ -129,7 +139,7 @@ pub(crate) async fn operator_message(
                 &OperatorApproval::ChatMessage {
                     message_id: message.id,
                 },
-                None,
+                Some(window_ttl_ms(agent)),
             )?;
             add_note(agent, session, &notes::plan_approved_chat())?;
             emit_status(agent, session)?;
@@ -156,7 +166,30 @@ pub(crate) async fn operator_message(
     Ok(session)
 }
 
-pub(crate) async fn approve_plan(agent: &Agent, session: SessionId) -> Result<(), AgentError> {
+/// How long an approval window stays open (I23).
+fn window_ttl_ms(agent: &Agent) -> i64 {
+    i64::try_from(agent.inner.config.approval_window_ttl.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// I23: the model's last word to the operator was a question (`ask_operator`) that no operator
+/// message has answered yet, so the next message is its answer, not a plan approval.
+fn awaits_answer(agent: &Agent, session: SessionId) -> Result<bool, AgentError> {
+    let transcript = agent.inner.store.transcript(session)?;
+    let last = transcript.messages.iter().rev().find(|m| match m.role {
+        Role::User => true,
+        Role::Assistant => !m.tool_calls.is_empty() || !m.text.trim().is_empty(),
+        Role::System => false,
+    });
+    Ok(last.is_some_and(|m| {
+        m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.name == "ask_operator")
+    }))
+}
+
+pub(crate) async fn approve_plan(
+    agent: &Agent,
+    session: SessionId,
+    generation: i64,
+) -> Result<(), AgentError> {
     let store = &agent.inner.store;
     let permit = agent
         .inner
@@ -164,11 +197,28 @@ pub(crate) async fn approve_plan(agent: &Agent, session: SessionId) -> Result<()
         .acquire(session, agent.inner.config.gate_wait)
         .await
         .ok_or(AgentError::Busy(session))?;
-    if !store.current_plan(session)?.in_flight() {
+    let row = store.get_session(session)?;
+    let plan = store.current_plan(session)?;
+    // B5: the button names the generation the operator saw; a plan completed, re-proposed or
+    // reopened since is not the one they approved.
+    if row.status.is_terminal() || plan.replaced || plan.generation != generation {
+        return Err(AgentError::StalePlan {
+            session,
+            approved: generation,
+            current: plan.generation,
+            status: row.status.as_str().to_owned(),
+        });
+    }
+    if !plan.in_flight() {
         return Err(AgentError::NothingToApprove(session));
     }
+    store.unpause_session(session)?;
     if store.active_approval_window(session)?.is_none() {
-        store.open_approval_window(session, &OperatorApproval::Button { detail: None }, None)?;
+        store.open_approval_window(
+            session,
+            &OperatorApproval::Button { detail: None },
+            Some(window_ttl_ms(agent)),
+        )?;
     }
     add_note(agent, session, notes::PLAN_APPROVED_BUTTON)?;
     emit_status(agent, session)?;
@@ -424,7 +474,8 @@ fn finish(
 }
 
 /// One model reply, with retries: the provider's own retries for 429/5xx/cut streams, and
-/// escalating notes with backoff for empty replies (I11). A stop is never retried (I10).
+/// up to `empty_reply_retries` retries after an empty reply, each with its escalating note and
+/// backoff (I11). A stop is never retried (I10).
 async fn stream_reply(
     agent: &Agent,
     session: SessionId,
@@ -465,7 +516,7 @@ async fn stream_reply(
         )
         .await
         {
-            Err(LlmError::EmptyReply { .. }) if attempt + 1 < config.empty_reply_attempts => {
+            Err(LlmError::EmptyReply { .. }) if attempt < config.empty_reply_retries => {
                 attempt += 1;
                 extra.push(notes::empty_reply(attempt));
                 let pause = config.empty_reply_backoff * 2u32.saturating_pow(attempt - 1);

@@ -20,8 +20,9 @@ pub struct SweepReport {
     pub busy: Vec<SessionId>,
 }
 
-/// One finished execution the model has not seen: id, result text, its session's status.
-type Pending = (i64, String, SessionStatus);
+/// One finished execution the model has not seen: id, result text, its session's status, and
+/// whether the operator's Stop paused the session (I21).
+type Pending = (i64, String, SessionStatus, bool);
 
 /// Executions whose result the model has not seen, grouped by session.
 fn pending_by_session(agent: &Agent) -> Result<BTreeMap<SessionId, Vec<Pending>>, AgentError> {
@@ -42,6 +43,7 @@ fn pending_by_session(agent: &Agent) -> Result<BTreeMap<SessionId, Vec<Pending>>
             p.execution.id,
             runner::execution_text(&p.execution),
             p.session_status,
+            p.session_paused,
         ));
     }
     Ok(out)
@@ -64,7 +66,9 @@ async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
     let mut resumed = 0;
     for (session, results) in pending_by_session(agent)? {
         let status = results.first().map(|r| r.2);
-        if status != Some(SessionStatus::Executing) {
+        let paused = results.first().is_some_and(|r| r.3);
+        // I21: after the operator's Stop the result waits for their next message.
+        if status != Some(SessionStatus::Executing) || paused {
             continue;
         }
         let Some(permit) = agent.inner.gates.try_acquire(session) else {
@@ -84,7 +88,7 @@ async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
         run_turn(agent, session, permit, flags).await;
         // Marked after the turn ran, whatever it produced: the note carrying the result is in
         // the transcript the model read. A crash before this line re-queues them (I14).
-        for (id, _, _) in &results {
+        for (id, ..) in &results {
             agent
                 .inner
                 .store
@@ -109,7 +113,7 @@ pub(crate) fn deliver_pending_as_note(agent: &Agent, session: SessionId) -> Resu
         session,
         &notes::execution_result_for_resume(&texts, plan_in_flight),
     )?;
-    for (id, _, _) in results {
+    for (id, ..) in results {
         agent
             .inner
             .store
@@ -170,7 +174,11 @@ pub(crate) async fn sweep_idle(agent: &Agent) -> Result<SweepReport, AgentError>
 pub(crate) async fn reconnect(agent: &Agent, session: SessionId) -> Result<bool, AgentError> {
     let store = &agent.inner.store;
     let row = store.get_session(session)?;
-    if row.status.is_terminal() || row.status == SessionStatus::Idle {
+    // I21: a session the operator stopped stays stopped until they speak.
+    if row.status.is_terminal()
+        || row.status == SessionStatus::Idle
+        || store.is_session_paused(session)?
+    {
         return Ok(false);
     }
     let Some(permit) = agent.inner.gates.try_acquire(session) else {

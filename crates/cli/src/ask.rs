@@ -10,6 +10,7 @@ use nomos_protocol::{AgentEvent, Execution, SessionStatus};
 use nomos_store::Store;
 
 use crate::error::CliError;
+use crate::term;
 
 #[derive(Debug, clap::Args)]
 pub struct AskArgs {
@@ -73,27 +74,38 @@ async fn confirm(question: String) -> bool {
     .unwrap_or(false)
 }
 
-fn print_event(event: &AgentEvent, json: bool) {
+/// Where a rendered event goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Out {
+    /// The model's own text.
+    Stdout,
+    /// Everything around it: notes, tool cards, plans, status, errors.
+    Stderr,
+}
+
+/// What one event prints, if anything (a trailing newline included where one belongs). Every
+/// piece of text that came from the model, a command or a host goes through [`term`] (B3).
+fn render(event: &AgentEvent, json: bool) -> Option<(Out, String)> {
     if json {
-        if let Ok(line) = serde_json::to_string(event) {
-            println!("{line}");
-        }
-        return;
+        let line = serde_json::to_string(event).ok()?;
+        return Some((Out::Stdout, format!("{}\n", term::json(&line))));
     }
+    let err = |s: String| Some((Out::Stderr, s));
     match event {
-        AgentEvent::TextDelta { delta, .. } => {
-            print!("{delta}");
-            let _ = std::io::stdout().flush();
-        }
+        AgentEvent::TextDelta { delta, .. } => Some((Out::Stdout, term::block(delta).into_owned())),
         AgentEvent::Message { message, .. }
             if message.role == nomos_protocol::Role::Assistant && !message.pending =>
         {
-            println!();
+            Some((Out::Stdout, "\n".to_owned()))
         }
         AgentEvent::Message { message, .. } if message.role == nomos_protocol::Role::System => {
-            eprintln!("· {}", message.text);
+            err(format!("· {}\n", term::block(&message.text)))
         }
-        AgentEvent::ToolCall { call, .. } => eprintln!("  → {} {}", call.name, call.arguments),
+        AgentEvent::ToolCall { call, .. } => err(format!(
+            "  → {} {}\n",
+            term::line(&call.name),
+            term::line(&call.arguments)
+        )),
         AgentEvent::ToolResult {
             name,
             result,
@@ -101,35 +113,62 @@ fn print_event(event: &AgentEvent, json: bool) {
             ..
         } => {
             let first = result.lines().next().unwrap_or_default();
-            eprintln!(
-                "  ← {name}{}: {first}",
-                if *is_error { " (refused/failed)" } else { "" }
-            );
+            err(format!(
+                "  ← {}{}: {}\n",
+                term::line(name),
+                if *is_error { " (refused/failed)" } else { "" },
+                term::line(first)
+            ))
         }
         AgentEvent::Plan { steps, .. } => {
             let generation = steps.iter().map(|s| s.generation).max().unwrap_or(0);
-            eprintln!("Plan v{generation}:");
+            let mut out = format!("Plan v{generation}:\n");
             for s in steps.iter().filter(|s| s.generation == generation) {
-                eprintln!("  {}. [{:?}] {}", s.seq, s.status, s.title);
+                out.push_str(&format!(
+                    "  {}. [{:?}] {}{}\n",
+                    s.seq,
+                    s.status,
+                    term::line(&s.title),
+                    s.target
+                        .as_deref()
+                        .map(|t| format!(" ({})", term::line(t)))
+                        .unwrap_or_default()
+                ));
             }
+            err(out)
         }
         AgentEvent::TaskStatus {
             status,
             outcome,
             summary,
             ..
-        } => {
-            eprintln!(
-                "status: {status:?}{}{}",
-                outcome.map(|o| format!(" ({o:?})")).unwrap_or_default(),
-                summary
-                    .as_ref()
-                    .map(|s| format!(": {s}"))
-                    .unwrap_or_default()
-            );
+        } => err(format!(
+            "status: {status:?}{}{}\n",
+            outcome.map(|o| format!(" ({o:?})")).unwrap_or_default(),
+            summary
+                .as_ref()
+                .map(|s| format!(": {}", term::block(s)))
+                .unwrap_or_default()
+        )),
+        AgentEvent::Error { code, message, .. } => err(format!(
+            "error [{}]: {}\n",
+            term::line(code),
+            term::block(message)
+        )),
+        _ => None,
+    }
+}
+
+fn print_event(event: &AgentEvent, json: bool) {
+    let Some((out, text)) = render(event, json) else {
+        return;
+    };
+    match out {
+        Out::Stdout => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
         }
-        AgentEvent::Error { code, message, .. } => eprintln!("error [{code}]: {message}"),
-        _ => {}
+        Out::Stderr => eprint!("{text}"),
     }
 }
 
@@ -145,10 +184,15 @@ async fn wait_settled(agent: &Agent, session: i64) -> Result<(), CliError> {
     }
 }
 
+/// The approval prompt for one command: the command, target and reason are escaped, so no
+/// text in them can redraw the prompt (B3).
 fn describe(e: &Execution) -> String {
     format!(
         "Run `{}` on {} ({:?}: {})?",
-        e.canonical, e.target, e.class, e.reason
+        term::line(&e.canonical),
+        term::line(&e.target),
+        e.class,
+        term::line(&e.reason)
     )
 }
 
@@ -184,11 +228,16 @@ async fn ask(args: AskArgs) -> Result<(), CliError> {
             }
             continue;
         }
-        if agent.has_plan_awaiting_approval(session).map_err(core)?
-            && (args.approve_plan || confirm("Approve the plan?".to_owned()).await)
-        {
-            agent.approve_plan(session).await.map_err(core)?;
-            continue;
+        if agent.has_plan_awaiting_approval(session).map_err(core)? {
+            // The generation shown is the one approved; a plan changed meanwhile is refused.
+            let generation = view.plan.iter().map(|s| s.generation).max().unwrap_or(0);
+            if args.approve_plan || confirm(format!("Approve plan v{generation}?")).await {
+                agent
+                    .approve_plan(session, generation)
+                    .await
+                    .map_err(core)?;
+                continue;
+            }
         }
         break view.session.status;
     };
@@ -202,5 +251,131 @@ async fn ask(args: AskArgs) -> Result<(), CliError> {
             session,
             format!("{other:?}").to_lowercase(),
         )),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use nomos_protocol::{CommandClass, ExecStatus, Message, PlanStep, Role, StepStatus, ToolCall};
+
+    use super::*;
+    use crate::term::tests::hostile_samples;
+
+    /// Every event that carries text from a model, a command or a host, with `h` in each text.
+    fn events_carrying(h: &str) -> Vec<AgentEvent> {
+        let message = |role| Message {
+            id: 1,
+            role,
+            text: format!("note {h}"),
+            pending: false,
+            auto: false,
+            error: None,
+            tool_calls: Vec::new(),
+            created_at_ms: 0,
+        };
+        vec![
+            AgentEvent::TextDelta {
+                session_id: 1,
+                message_id: 1,
+                delta: format!("Running the read-only check{h}[1A[2K$ ls"),
+            },
+            AgentEvent::Message {
+                session_id: 1,
+                message: message(Role::System),
+            },
+            AgentEvent::ToolCall {
+                session_id: 1,
+                message_id: 1,
+                call: ToolCall {
+                    call_id: "c".into(),
+                    name: format!("run{h}"),
+                    arguments: format!("{{\"command\":\"rm -rf /{h}\"}}"),
+                    result: None,
+                    is_error: false,
+                },
+            },
+            AgentEvent::ToolResult {
+                session_id: 1,
+                message_id: 1,
+                call_id: "c".into(),
+                name: "run".into(),
+                result: format!("stdout: {h}owned"),
+                is_error: false,
+            },
+            AgentEvent::Plan {
+                session_id: 1,
+                steps: vec![PlanStep {
+                    id: 1,
+                    generation: 1,
+                    seq: 1,
+                    title: format!("Read the logs{h}"),
+                    detail: None,
+                    target: Some(format!("host:web{h}")),
+                    status: StepStatus::Pending,
+                    note: None,
+                }],
+            },
+            AgentEvent::TaskStatus {
+                session_id: 1,
+                status: SessionStatus::Done,
+                outcome: None,
+                summary: Some(format!("all fine{h}")),
+            },
+            AgentEvent::Error {
+                session_id: 1,
+                code: format!("llm.http{h}"),
+                message: format!("provider said {h}"),
+                retryable: false,
+            },
+        ]
+    }
+
+    #[test]
+    fn b3_no_event_prints_a_hostile_character_raw() {
+        for (name, c) in hostile_samples() {
+            let h = c.to_string();
+            for event in events_carrying(&h) {
+                for json in [false, true] {
+                    let (_, text) = render(&event, json).expect("the event prints");
+                    assert!(
+                        !text.contains(c),
+                        "{name} printed raw (json={json}) for {event:?}: {text:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn b3_the_approval_prompt_shows_the_command_on_one_escaped_line() {
+        for (name, c) in hostile_samples()
+            .into_iter()
+            .chain([("LF", '\n'), ("TAB", '\t')])
+        {
+            let e = Execution {
+                id: 1,
+                session_id: 1,
+                target: format!("host:local{c}"),
+                command: format!("rm -rf /srv{c}"),
+                canonical: format!("rm -rf /srv{c}\u{1b}[2K\rRun `ls` (read-only)"),
+                class: CommandClass::Destructive,
+                reason: format!("rm deletes{c}"),
+                status: ExecStatus::AwaitingApproval,
+                approval: None,
+                exit_code: None,
+                duration_ms: None,
+                stdout: String::new(),
+                stderr: String::new(),
+                created_at_ms: 0,
+            };
+            let prompt = describe(&e);
+            assert!(!prompt.contains(c), "{name} printed raw: {prompt:?}");
+            assert!(
+                !prompt.contains('\u{1b}') && !prompt.contains('\r'),
+                "{prompt:?}"
+            );
+            assert!(prompt.contains("rm -rf /srv"), "{prompt:?}");
+        }
     }
 }

@@ -87,13 +87,13 @@ pub fn run(args: AuthArgs) -> Result<(), CliError> {
         match args.command {
             AuthCommand::Login => {
                 let session = nomos_auth::login(config, &SystemBrowser).await.map_err(core)?;
-                println!("{}", describe(&session.status()));
+                println!("{}", crate::term::block(&describe(&session.status())));
                 Ok(())
             }
             AuthCommand::Status => {
                 let session = Session::open_with_keyring(config).await.map_err(core)?;
                 let status = session.status();
-                println!("{}", describe(&status));
+                println!("{}", crate::term::block(&describe(&status)));
                 match status {
                     AuthStatus::NeedsSignIn { .. } => Err(CliError::Core(
                         "auth.needs_sign_in",
@@ -111,7 +111,10 @@ pub fn run(args: AuthArgs) -> Result<(), CliError> {
                     }
                     LogoutOutcome::NothingToRevoke => println!("already signed out"),
                     LogoutOutcome::RevocationFailed { message } => {
-                        println!("signed out locally; revocation at the provider failed: {message}")
+                        println!(
+                            "signed out locally; revocation at the provider failed: {}",
+                            crate::term::block(&message)
+                        )
                     }
                 }
                 Ok(())

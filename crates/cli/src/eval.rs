@@ -39,9 +39,10 @@ pub fn run(args: EvalArgs) -> Result<(), CliError> {
     if args.json {
         let line = serde_json::to_string_pretty(&report)
             .map_err(|e| CliError::Core("cli.json_output", e.to_string()))?;
-        println!("{line}");
+        println!("{}", crate::term::json(&line));
     } else {
-        print!("{}", report.table());
+        // The report quotes model text and command output.
+        print!("{}", crate::term::block(&report.table()));
     }
     if report.passed {
         Ok(())

@@ -6,6 +6,7 @@ mod error;
 mod eval;
 mod mock;
 mod policy;
+mod term;
 
 use std::process::ExitCode;
 
@@ -54,7 +55,12 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("nomos: error [{}]: {e}", e.code());
+            // Errors carry provider, host and model text: escaped like everything else (B3).
+            eprintln!(
+                "nomos: error [{}]: {}",
+                term::line(e.code()),
+                term::block(&e.to_string())
+            );
             ExitCode::from(e.exit_code())
         }
     }

@@ -101,7 +101,34 @@ fn emit(out: &mut impl Write, command: &str, d: &Decision) -> Result<(), CliErro
 }
 
 fn write_line(out: &mut impl Write, v: &Verdict<'_>) -> Result<(), CliError> {
-    serde_json::to_writer(&mut *out, v).map_err(|e| CliError::Io(e.into()))?;
+    // The command is echoed: JSON, with the characters a terminal acts on escaped (B3).
+    let line = serde_json::to_string(v).map_err(|e| CliError::Io(e.into()))?;
+    out.write_all(crate::term::json(&line).as_bytes())?;
     out.write_all(b"\n")?;
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::term::tests::hostile_samples;
+
+    /// B3: the echoed command and its canonical form never reach the terminal raw.
+    #[test]
+    fn b3_classify_output_escapes_every_hostile_character() {
+        let policy = Policy::default_policy().unwrap();
+        for (name, c) in hostile_samples() {
+            let command = format!("echo a{c}b");
+            let mut out = Vec::new();
+            emit(&mut out, &command, &policy.classify(&command)).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert!(!text.contains(c), "{name} printed raw: {text:?}");
+            let back: serde_json::Value = serde_json::from_str(text.trim_end()).unwrap();
+            assert_eq!(
+                back["command"], command,
+                "{name}: the JSON value is unchanged"
+            );
+        }
+    }
 }

@@ -346,7 +346,15 @@ async fn perform(
     };
     match turn {
         Turn::Say { .. } => {}
-        Turn::ApprovePlan => agent.approve_plan(s).await.map_err(err)?,
+        Turn::ApprovePlan => {
+            // The operator approves the generation on screen: the current one.
+            let generation = agent
+                .store()
+                .current_plan(s)
+                .map_err(|e| e.to_string())?
+                .generation;
+            agent.approve_plan(s, generation).await.map_err(err)?
+        }
         Turn::ApproveExecution => agent.approve_execution(awaiting()?).await.map_err(err)?,
         Turn::DenyExecution { reason } => agent
             .deny_execution(awaiting()?, reason.as_deref())

@@ -86,7 +86,8 @@ pub struct Execution {
     pub target: String,
     /// The command as the model wrote it.
     pub command: String,
-    /// The re-quoted form that actually runs.
+    /// The re-quoted form that runs, as a display copy: secrets in it are redacted. What runs
+    /// is the exact text the classifier produced, never this copy (I22).
     pub canonical: String,
     pub class: CommandClass,
     /// The classifier's explanation (rule and reason), shown on the card.

@@ -1,5 +1,6 @@
-//! Approval windows (I7, I8): opened only by an operator action, scoped to one session and
-//! one plan generation, closed on completion, on reopen, on re-proposal and on expiry.
+//! Approval windows (I7, I8, I23): opened only by an operator action, scoped to one session,
+//! one plan generation and the targets its steps name, closed on completion, on reopen, on
+//! re-proposal and on expiry.
 
 use rusqlite::{OptionalExtension as _, Row, params};
 use serde::Serialize;
@@ -130,6 +131,43 @@ impl Reader<'_> {
             ))?
             .query_row(params![session, generation, now_ms], window_from_row)
             .optional()?)
+    }
+
+    /// The targets an approval window of `generation` covers (I23): those named by the plan's
+    /// steps, trimmed, without duplicates. A window covers config changes on these targets only.
+    pub fn window_targets(
+        &self,
+        session: SessionId,
+        generation: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .c
+            .prepare_cached(
+                "SELECT DISTINCT trim(target) FROM plan_steps
+                 WHERE session_id = ?1 AND generation = ?2 AND target IS NOT NULL
+                   AND trim(target) <> '' AND status <> 'replaced'
+                 ORDER BY 1",
+            )?
+            .query_map(params![session, generation], |r| r.get(0))?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Whether `window` covers a config change on `target` (I23): the window is the open one of
+    /// the session's current generation and one of that plan's steps names the target.
+    pub fn window_covers(
+        &self,
+        window: &ApprovalWindow,
+        target: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let active = self.active_approval_window(window.session_id, now_ms)?;
+        if active.as_ref().map(|w| w.id) != Some(window.id) {
+            return Ok(false);
+        }
+        Ok(self
+            .window_targets(window.session_id, window.generation)?
+            .iter()
+            .any(|t| t == target.trim()))
     }
 
     /// Windows still marked open whose expiry has passed.
@@ -301,6 +339,19 @@ impl Store {
     /// See [`WriteTx::close_expired_approval_windows`].
     pub fn close_expired_approval_windows(&self) -> Result<Vec<ApprovalWindow>, StoreError> {
         self.write(|w| w.close_expired_approval_windows())
+    }
+    /// See [`Reader::window_covers`]; uses the store's clock.
+    pub fn window_covers(&self, window: &ApprovalWindow, target: &str) -> Result<bool, StoreError> {
+        let now = self.now_ms();
+        self.read(|r| r.window_covers(window, target, now))
+    }
+    /// See [`Reader::window_targets`].
+    pub fn window_targets(
+        &self,
+        session: SessionId,
+        generation: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        self.read(|r| r.window_targets(session, generation))
     }
     /// See [`Reader::approval_windows`].
     pub fn approval_windows(&self, session: SessionId) -> Result<Vec<ApprovalWindow>, StoreError> {

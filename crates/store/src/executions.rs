@@ -113,7 +113,8 @@ pub struct NewExecution {
     pub target: String,
     /// The command as the model wrote it.
     pub command: String,
-    /// The canonical form the executor runs (and I18 compares).
+    /// The exact canonical form the classifier produced: the executor runs this text, held in
+    /// memory by the runner. The row keeps a redacted display copy and this text's digest.
     pub canonical: String,
     /// Classifier class.
     pub class: CommandClass,
@@ -158,8 +159,12 @@ pub struct Execution {
     pub target: String,
     /// Command as written.
     pub command: String,
-    /// Canonical form.
+    /// Canonical form: a display copy, secrets redacted. Never run it: run the exact text
+    /// whose digest is [`Execution::canonical_sha256`] (I22).
     pub canonical: String,
+    /// SHA-256 (hex) of the exact canonical text that was classified and approved; `None` for
+    /// rows written before the digest existed, which can never run.
+    pub canonical_sha256: Option<String>,
     /// Classifier class.
     pub class: CommandClass,
     /// Classifier explanation.
@@ -218,12 +223,15 @@ pub struct PendingContinuation {
     /// Status of its session now: `executing` resumes automatically; otherwise the result
     /// becomes a note for the operator's next message.
     pub session_status: SessionStatus,
+    /// The operator's Stop paused the session (I21): the result waits for the operator's
+    /// next message whatever the status.
+    pub session_paused: bool,
 }
 
 const EXEC_COLS: &str = "id, session_id, generation, plan_step_id, call_id, target, command, canonical, class, \
      decision_reason, decision, approval, approved_by, approval_window_id, approved_at_ms, status, exit_code, \
      error, stdout, stderr, stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated, created_at_ms, \
-     updated_at_ms, started_at_ms, finished_at_ms, duration_ms, background, continued_at_ms, continued_via";
+     updated_at_ms, started_at_ms, finished_at_ms, duration_ms, background, continued_at_ms, continued_via, canonical_sha256";
 
 fn exec_from_row(r: &Row<'_>) -> rusqlite::Result<Execution> {
     let decision: Option<String> = r.get(10)?;
@@ -260,6 +268,7 @@ fn exec_from_row(r: &Row<'_>) -> rusqlite::Result<Execution> {
         background: r.get(29)?,
         continued_at_ms: r.get(30)?,
         continued_via: r.get(31)?,
+        canonical_sha256: r.get(32)?,
     })
 }
 
@@ -285,7 +294,8 @@ impl Reader<'_> {
     }
 
     /// I18: the latest `finished` execution of the same canonical command on the same target in
-    /// the session's current plan generation, if any.
+    /// the session's current plan generation, if any. Compared by the digest of the exact text:
+    /// two commands whose display copies redact to the same text are different commands.
     pub fn earlier_run(
         &self,
         session: SessionId,
@@ -297,30 +307,31 @@ impl Reader<'_> {
             .c
             .prepare_cached(&format!(
                 "SELECT {EXEC_COLS} FROM executions
-                 WHERE session_id = ?1 AND generation = ?2 AND target = ?3 AND canonical = ?4 AND status = 'finished'
+                 WHERE session_id = ?1 AND generation = ?2 AND target = ?3 AND canonical_sha256 = ?4 AND status = 'finished'
                  ORDER BY id DESC LIMIT 1"
             ))?
-            .query_row(params![session, generation, target.trim(), redact(canonical).as_ref()], exec_from_row)
+            .query_row(params![session, generation, target.trim(), sha256_hex(canonical)], exec_from_row)
             .optional()?)
     }
 
     /// I14: background executions that ended but whose result the agent has not received.
     pub fn pending_continuations(&self) -> Result<Vec<PendingContinuation>, StoreError> {
-        let ids: Vec<(ExecutionId, SessionStatus)> = self
+        let ids: Vec<(ExecutionId, SessionStatus, bool)> = self
             .c
             .prepare_cached(
-                "SELECT e.id, s.status FROM executions e JOIN sessions s ON s.id = e.session_id
+                "SELECT e.id, s.status, s.paused_at_ms IS NOT NULL FROM executions e JOIN sessions s ON s.id = e.session_id
                  WHERE e.background = 1 AND e.continued_at_ms IS NULL
                    AND e.status IN ('finished','failed','cancelled','timed_out')
                  ORDER BY e.finished_at_ms, e.id",
             )?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<Vec<_>, _>>()?;
         ids.into_iter()
-            .map(|(id, session_status)| {
+            .map(|(id, session_status, session_paused)| {
                 Ok(PendingContinuation {
                     execution: self.execution(id)?,
                     session_status,
+                    session_paused,
                 })
             })
             .collect()
@@ -335,6 +346,27 @@ impl Reader<'_> {
             ))?
             .query_map([], exec_from_row)?
             .collect::<Result<Vec<_>, _>>()?)
+    }
+}
+
+/// SHA-256 of `text`, lowercase hex.
+pub(crate) fn sha256_hex(text: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(text.as_bytes());
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+impl Execution {
+    /// Whether `text` is byte for byte the text that was classified and approved for this
+    /// execution (I22): only such a text may run.
+    pub fn is_exact_command(&self, text: &str) -> bool {
+        self.canonical_sha256
+            .as_deref()
+            .is_some_and(|d| d == sha256_hex(text))
     }
 }
 
@@ -401,24 +433,27 @@ impl WriteTx<'_> {
             (None, _) => None,
         };
         if let Some(a) = &approval {
-            self.check_approval(new.session_id, new.class, a)?;
+            self.check_approval(new.session_id, new.class, new.target.trim(), a)?;
         }
         let status = if approval.is_some() {
             ExecStatus::Queued
         } else {
             ExecStatus::AwaitingApproval
         };
+        // The decision quotes the exact command (its canonical form, finding spans): it is
+        // stored as a display copy like the command itself (I22).
         let decision = new
             .decision
             .as_ref()
             .map(serde_json::to_string)
-            .transpose()?;
+            .transpose()?
+            .map(|d| redact(&d).into_owned());
         self.c
             .prepare_cached(
                 "INSERT INTO executions (session_id, generation, plan_step_id, call_id, target, command, canonical,
                      class, decision_reason, decision, approval, approved_by, approval_window_id, approved_at_ms,
-                     status, created_at_ms, updated_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)",
+                     status, created_at_ms, updated_at_ms, canonical_sha256)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17)",
             )?
             .execute(params![
                 new.session_id,
@@ -429,14 +464,15 @@ impl WriteTx<'_> {
                 redact(&new.command).as_ref(),
                 redact(&new.canonical).as_ref(),
                 new.class,
-                new.decision_reason,
+                redact(&new.decision_reason).as_ref(),
                 decision,
                 approval.as_ref().map(|a| a.kind),
                 approval.as_ref().and_then(|a| a.by.clone()),
                 approval.as_ref().and_then(|a| a.window_id),
                 approval.as_ref().map(|_| self.now),
                 status,
-                self.now
+                self.now,
+                sha256_hex(&new.canonical),
             ])?;
         let id = self.c.last_insert_rowid();
         self.reader().execution(id)
@@ -446,6 +482,7 @@ impl WriteTx<'_> {
         &self,
         session: SessionId,
         class: CommandClass,
+        target: &str,
         a: &Approval,
     ) -> Result<(), StoreError> {
         match (a.kind, class) {
@@ -463,7 +500,26 @@ impl WriteTx<'_> {
             (ApprovalKind::Window, _) => {
                 let active = self.reader().active_approval_window(session, self.now)?;
                 match (active, a.window_id) {
-                    (Some(w), Some(id)) if w.id == id => Ok(()),
+                    (Some(w), Some(id)) if w.id == id => {
+                        let targets = self.reader().window_targets(session, w.generation)?;
+                        if targets.iter().any(|t| t == target) {
+                            Ok(())
+                        } else {
+                            Err(StoreError::invariant(
+                                "I23",
+                                format!(
+                                    "The approval window covers the targets of plan v{} ({}); {target} is not one of them.",
+                                    w.generation,
+                                    if targets.is_empty() {
+                                        "none".to_owned()
+                                    } else {
+                                        targets.join(", ")
+                                    }
+                                ),
+                                "Ask the operator to approve this command on its card.",
+                            ))
+                        }
+                    }
                     (Some(w), None) => Err(StoreError::invariant(
                         "I7",
                         format!(
@@ -489,7 +545,7 @@ impl WriteTx<'_> {
         id: ExecutionId,
         approval: &Approval,
     ) -> Result<Execution, StoreError> {
-        let (session, status, _) = self.exec_status(id)?;
+        let (session, status, generation) = self.exec_status(id)?;
         if status != ExecStatus::AwaitingApproval {
             return Err(Self::bad_transition(id, status, "approved"));
         }
@@ -498,12 +554,13 @@ impl WriteTx<'_> {
                 "An approval of kind not_needed approves nothing",
             ));
         }
-        let class: CommandClass =
-            self.c
-                .query_row("SELECT class FROM executions WHERE id = ?1", [id], |r| {
-                    r.get(0)
-                })?;
-        self.check_approval(session, class, approval)?;
+        let (class, target): (CommandClass, String) = self.c.query_row(
+            "SELECT class, target FROM executions WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        self.check_current(session, id, generation)?;
+        self.check_approval(session, class, &target, approval)?;
         self.c.execute(
             "UPDATE executions SET status = 'queued', approval = ?2, approved_by = ?3, approval_window_id = ?4,
                     approved_at_ms = ?5, updated_at_ms = ?5 WHERE id = ?1",
@@ -511,6 +568,34 @@ impl WriteTx<'_> {
         )?;
         self.touch(session)?;
         self.reader().execution(id)
+    }
+
+    /// B5/I23: an execution is approvable only while its session is live and the plan
+    /// generation it was asked under is still the current one (not completed, re-proposed or
+    /// reopened since).
+    fn check_current(
+        &self,
+        session: SessionId,
+        id: ExecutionId,
+        generation: Option<i64>,
+    ) -> Result<(), StoreError> {
+        let s = self.reader().session(session)?;
+        let (current, replaced) = self.reader().current_generation(session)?;
+        let stale = s.status.is_terminal() || replaced || generation != Some(current);
+        if stale {
+            return Err(StoreError::invariant(
+                "I23",
+                format!(
+                    "Execution {id} was asked under plan v{} of session {session}, which is no longer \
+                     the plan in flight (session {}, plan v{current}{}).",
+                    generation.unwrap_or(0),
+                    s.status,
+                    if replaced { " replaced" } else { "" }
+                ),
+                "Ask the agent to run it again under the current plan.",
+            ));
+        }
+        Ok(())
     }
 
     /// The operator denied (or cancelled before start) an execution: `cancelled`.

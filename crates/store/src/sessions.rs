@@ -268,6 +268,7 @@ impl Reader<'_> {
             .prepare_cached(&format!(
                 "SELECT {SESSION_COLS} FROM sessions
                  WHERE status IN ('planning', 'executing') AND last_active_at_ms < ?1
+                   AND paused_at_ms IS NULL
                  ORDER BY last_active_at_ms"
             ))?
             .query_map([now_ms.saturating_sub(stale_after_ms)], session_from_row)?
@@ -466,6 +467,30 @@ impl WriteTx<'_> {
         })
     }
 
+    /// I21: the operator's Stop pauses the session: until the operator's next message nothing
+    /// resumes it by itself (continuations wait as notes, no nudge, no reconnect turn).
+    /// Returns whether the session was live (a terminal session is not paused).
+    pub fn pause_session(&self, id: SessionId) -> Result<bool, StoreError> {
+        let s = self.reader().session(id)?;
+        if s.status.is_terminal() {
+            return Ok(false);
+        }
+        self.c.execute(
+            "UPDATE sessions SET paused_at_ms = coalesce(paused_at_ms, ?2), updated_at_ms = ?2 WHERE id = ?1",
+            params![id, self.now],
+        )?;
+        Ok(true)
+    }
+
+    /// I21: the operator spoke again: the pause ends.
+    pub fn unpause_session(&self, id: SessionId) -> Result<(), StoreError> {
+        self.c.execute(
+            "UPDATE sessions SET paused_at_ms = NULL WHERE id = ?1 AND paused_at_ms IS NOT NULL",
+            [id],
+        )?;
+        Ok(())
+    }
+
     /// I15: count a completion nudge. Call it only after the nudge's resume turn actually ran.
     pub fn record_completion_nudge(&self, id: SessionId) -> Result<Session, StoreError> {
         let n = self.c.execute(
@@ -555,6 +580,23 @@ impl Store {
     /// One session.
     pub fn get_session(&self, id: SessionId) -> Result<Session, StoreError> {
         self.read(|r| r.session(id))
+    }
+    /// See [`WriteTx::pause_session`].
+    pub fn pause_session(&self, id: SessionId) -> Result<bool, StoreError> {
+        self.write(|w| w.pause_session(id))
+    }
+    /// See [`WriteTx::unpause_session`].
+    pub fn unpause_session(&self, id: SessionId) -> Result<(), StoreError> {
+        self.write(|w| w.unpause_session(id))
+    }
+    /// Whether the operator's Stop paused the session (I21).
+    pub fn is_session_paused(&self, id: SessionId) -> Result<bool, StoreError> {
+        self.read(|r| {
+            r.c.prepare_cached("SELECT paused_at_ms IS NOT NULL FROM sessions WHERE id = ?1")?
+                .query_row([id], |row| row.get::<_, bool>(0))
+                .optional()?
+                .ok_or_else(|| StoreError::not_found("session", id))
+        })
     }
     /// Sessions, newest activity first, optionally filtered by full-text search.
     pub fn list_sessions(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, StoreError> {

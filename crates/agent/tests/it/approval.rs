@@ -48,7 +48,7 @@ async fn i7_the_approve_button_opens_the_window_and_advances() {
     ])
     .await;
     let session = h.agent.send(None, "check").await.unwrap();
-    h.agent.approve_plan(session).await.unwrap();
+    h.agent.approve_plan(session, 1).await.unwrap();
     assert!(h.store().active_approval_window(session).unwrap().is_some());
     h.assert_no_script_failures();
 }

@@ -47,8 +47,12 @@ async fn i11_empty_replies_are_retried_with_escalating_notes() {
 }
 
 #[tokio::test]
-async fn i11_three_empty_replies_end_in_a_clear_error_and_no_empty_bubble() {
+async fn i11_four_empty_replies_end_in_a_clear_error_and_no_empty_bubble() {
     let mut h = Harness::new(vec![
+        Step::new(Reply::Empty {
+            finish_reason: Some("stop".into()),
+            reasoning: None,
+        }),
         Step::new(Reply::Empty {
             finish_reason: Some("stop".into()),
             reasoning: None,
@@ -74,6 +78,44 @@ async fn i11_three_empty_replies_end_in_a_clear_error_and_no_empty_bubble() {
         "the real finish_reason reaches the operator: {text}"
     );
     no_empty_assistant_rows(&h, session);
+}
+
+fn empty() -> Step {
+    Step::new(Reply::Empty {
+        finish_reason: None,
+        reasoning: None,
+    })
+}
+
+/// B8: three retries after the first empty reply, each with its own note; the third note is
+/// really sent, and a model that recovers on the fourth attempt advances the approved plan in
+/// the same turn. Every number of empty replies up to the limit recovers.
+#[tokio::test]
+async fn i11_a_model_that_recovers_after_up_to_three_retries_advances_the_plan() {
+    for empties in 1..=3usize {
+        let mut steps = vec![plan(&[("Read the uptime", "host:local")])];
+        steps.push(empty());
+        let notes = ["last reply was empty", "empty again", "Third empty reply"];
+        for note in notes.iter().take(empties - 1) {
+            steps.push(empty().expect(Expect::LastUserContains((*note).into())));
+        }
+        steps.push(run("uptime").expect(Expect::LastUserContains(notes[empties - 1].into())));
+        steps.push(text("Uptime read.").expect(Expect::LastToolResultContains("exit 0".into())));
+        let mut h = Harness::new(steps).await;
+        let session = h.agent.send(None, "uptime?").await.unwrap();
+        h.agent.send(Some(session), "go ahead").await.unwrap();
+        let events = h.drain();
+        assert_eq!(
+            dones(&events),
+            vec![false, false],
+            "{empties} empty replies"
+        );
+        let runs = h.store().executions(session).unwrap();
+        assert_eq!(runs.len(), 1, "{empties} empty replies: the plan advanced");
+        assert_eq!(runs[0].exit_code, Some(0));
+        no_empty_assistant_rows(&h, session);
+        h.assert_no_script_failures();
+    }
 }
 
 #[tokio::test]

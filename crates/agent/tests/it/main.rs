@@ -6,7 +6,10 @@ mod support;
 
 mod approval;
 mod continuations;
+mod exact;
 mod faults;
 mod flow;
 mod gates;
 mod invariants;
+mod stop;
+mod windows;

@@ -66,6 +66,29 @@ impl Harness {
         self.events = self.agent.subscribe();
     }
 
+    /// A new process on the same data: a fresh agent (nothing in memory) over the same
+    /// database and the same scripted model.
+    pub fn restart(&mut self) {
+        self.restart_with(self.config.clone());
+    }
+
+    /// [`Harness::restart`] with another configuration.
+    pub fn restart_with(&mut self, config: AgentConfig) {
+        let store = Store::open_in_dir(self.dir.path()).unwrap();
+        let provider =
+            OpenAiProvider::new(OpenAiConfig::new(self.server.base_url(), "mock"), None).unwrap();
+        let executor = Executor::new(ExecutorConfig::new(self.dir.path().join("exec"))).unwrap();
+        self.config = config.clone();
+        self.agent = Agent::new(AgentParts {
+            store,
+            provider: Arc::new(provider),
+            executor: Arc::new(executor),
+            inventory: Inventory::with_local(),
+            config,
+        });
+        self.events = self.agent.subscribe();
+    }
+
     pub fn store(&self) -> &Store {
         self.agent.store()
     }
@@ -135,6 +158,14 @@ pub fn plan(steps: &[(&str, &str)]) -> Step {
     call(
         "propose_plan",
         json!({"steps": steps.iter().map(|(t, target)| json!({"title": t, "target": target})).collect::<Vec<_>>()}),
+    )
+}
+
+/// `run` on this workstation for plan step `step`.
+pub fn run_step(command: &str, step: i64) -> Step {
+    call(
+        "run",
+        json!({"target": "host:local", "command": command, "reason": "test", "step": step}),
     )
 }
 

@@ -97,7 +97,7 @@ fn output_is_capped_head_and_tail() {
 fn i7_window_approval_needs_the_operators_open_window() {
     let t = store();
     let sid = new_session(&t, "s");
-    propose(&t, sid, &["edit config"]);
+    propose_on(&t, sid, &[("edit config", Some("host:a"))]);
     let mut new = read_only(sid, "host:a", "sed -i s/a/b/ /etc/x.conf");
     new.class = CommandClass::ConfigMutation;
     new.approval = Some(Approval {
@@ -138,6 +138,178 @@ fn i7_window_approval_needs_the_operators_open_window() {
         t.store.create_execution(&new).unwrap_err().code(),
         "store.invariant"
     );
+}
+
+fn propose_on(t: &TestStore, sid: i64, steps: &[(&str, Option<&str>)]) {
+    let steps: Vec<nomos_store::NewPlanStep> = steps
+        .iter()
+        .map(|(title, target)| nomos_store::NewPlanStep {
+            title: (*title).to_owned(),
+            detail: None,
+            target: target.map(str::to_owned),
+        })
+        .collect();
+    assert!(matches!(
+        t.store.propose_plan(sid, &steps).unwrap(),
+        nomos_store::ProposePlanOutcome::Proposed(_)
+    ));
+}
+
+fn in_window(sid: i64, target: &str, window: i64) -> nomos_store::NewExecution {
+    let mut new = read_only(sid, target, "sed -i s/a/b/ /etc/x.conf");
+    new.class = CommandClass::ConfigMutation;
+    new.approval = Some(Approval {
+        kind: ApprovalKind::Window,
+        by: None,
+        window_id: Some(window),
+    });
+    new
+}
+
+/// I23: a window covers config changes only on the targets its plan's steps name.
+#[test]
+fn i23_a_window_covers_only_the_targets_of_its_plan() {
+    for (steps, target, covered) in [
+        (vec![("edit", Some("host:a"))], "host:a", true),
+        (vec![("edit", Some(" host:a "))], "host:a", true),
+        (vec![("edit", Some("host:a"))], "host:b", false),
+        (vec![("edit", None)], "host:a", false),
+        (
+            vec![("read", Some("host:b")), ("edit", Some("host:c"))],
+            "host:c",
+            true,
+        ),
+        (
+            vec![("read", Some("host:b")), ("edit", Some("host:c"))],
+            "host:a",
+            false,
+        ),
+    ] {
+        let t = store();
+        let sid = new_session(&t, "s");
+        propose_on(&t, sid, &steps);
+        let w = t
+            .store
+            .open_approval_window(sid, &OperatorApproval::Button { detail: None }, None)
+            .unwrap();
+        assert_eq!(
+            t.store.window_covers(&w, target).unwrap(),
+            covered,
+            "{steps:?} {target}"
+        );
+        let result = t.store.create_execution(&in_window(sid, target, w.id));
+        match result {
+            Ok(e) => assert!(covered, "{steps:?} {target}: ran as {e:?}"),
+            Err(e) => {
+                assert!(!covered, "{steps:?} {target}: {e}");
+                assert!(e.to_string().contains("targets"), "{e}");
+            }
+        }
+    }
+}
+
+/// B5/I23: an execution asked under a plan that changed since cannot be approved.
+#[test]
+fn i23_an_execution_of_a_replaced_or_finished_plan_cannot_be_approved() {
+    for change in ["re-proposed", "completed", "reopened"] {
+        let t = store();
+        let sid = new_session(&t, "s");
+        propose(&t, sid, &["x"]);
+        let mut new = read_only(sid, "host:a", "rm -rf /tmp/x");
+        new.class = CommandClass::Destructive;
+        let e = t.store.create_execution(&new).unwrap();
+        match change {
+            "re-proposed" => {
+                propose(&t, sid, &["y"]);
+            }
+            _ => {
+                t.store
+                    .complete_task(sid, nomos_store::Outcome::Failed, "stopped")
+                    .unwrap();
+                if change == "reopened" {
+                    t.store.reopen_session(sid).unwrap();
+                }
+            }
+        }
+        let err = t
+            .store
+            .approve_execution(
+                e.id,
+                &Approval {
+                    kind: ApprovalKind::OperatorButton,
+                    by: Some("operator".into()),
+                    window_id: None,
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), "store.invariant", "{change}: {err}");
+        assert_eq!(
+            t.store.get_execution(e.id).unwrap().status,
+            ExecStatus::AwaitingApproval,
+            "{change}"
+        );
+    }
+}
+
+/// I21: a paused session's finished background work is flagged for the operator's next
+/// message, and the idle sweep does not pick the session; a terminal session is not paused.
+#[test]
+fn i21_a_paused_session_is_flagged_and_left_out_of_the_idle_sweep() {
+    let t = store();
+    let sid = new_session(&t, "s");
+    propose(&t, sid, &["x"]);
+    let e = t
+        .store
+        .create_execution(&read_only(sid, "host:a", "uptime"))
+        .unwrap();
+    t.store.start_execution(e.id).unwrap();
+    t.store.mark_execution_background(e.id).unwrap();
+    t.store.finish_execution(e.id, &finished("up")).unwrap();
+    assert!(!t.store.pending_continuations().unwrap()[0].session_paused);
+    assert!(t.store.pause_session(sid).unwrap());
+    assert!(t.store.is_session_paused(sid).unwrap());
+    assert!(t.store.pending_continuations().unwrap()[0].session_paused);
+    t.clock.advance(3_600_000);
+    assert!(t.store.idle_sessions(60_000).unwrap().is_empty());
+    t.store.unpause_session(sid).unwrap();
+    assert!(!t.store.pending_continuations().unwrap()[0].session_paused);
+    assert_eq!(t.store.idle_sessions(60_000).unwrap().len(), 1);
+    t.store
+        .complete_task(sid, nomos_store::Outcome::Failed, "stopped")
+        .unwrap();
+    assert!(
+        !t.store.pause_session(sid).unwrap(),
+        "a finished session is not paused"
+    );
+}
+
+/// I22: the row keeps a redacted display copy and the digest of the exact text.
+#[test]
+fn i22_the_row_holds_a_display_copy_and_the_digest_of_the_exact_text() {
+    for exact in [
+        "curl -H 'Authorization: Bearer abcdefghijklmnop' https://x",
+        "mysql --password=hunter2222 -e 'select 1'",
+        "uname -a",
+    ] {
+        let t = store();
+        let sid = new_session(&t, "s");
+        propose(&t, sid, &["x"]);
+        let e = t
+            .store
+            .create_execution(&read_only(sid, "host:a", exact))
+            .unwrap();
+        assert!(e.is_exact_command(exact), "{exact}");
+        assert!(!e.is_exact_command(&format!("{exact} ")), "{exact}");
+        if e.canonical != exact {
+            assert!(e.canonical.contains("[REDACTED]"), "{e:?}");
+            assert!(
+                !e.is_exact_command(&e.canonical),
+                "the display copy never proves itself"
+            );
+        } else {
+            assert!(e.is_exact_command(&e.canonical));
+        }
+    }
 }
 
 #[test]

@@ -114,6 +114,9 @@ fn check_task_flow(store: &Store) {
     assert!(plan.steps[1].write_back);
     let ex = store.executions(1).unwrap();
     assert_eq!(ex[0].stdout, "nginx/stable 1.26");
+    // I22: rows from before the digest can never prove an exact text, so they never run.
+    assert!(ex[0].canonical_sha256.is_none());
+    assert!(!ex[0].is_exact_command(&ex[0].canonical));
     assert_eq!(store.get_session(2).unwrap().completion_nudges, 1);
     // New rows continue the clustered numbering.
     let m = store
@@ -208,6 +211,16 @@ fn check_fixture(version: i64, store: &Store) {
             );
             check_knowledge(store);
             check_task_flow(store);
+        }
+        20261201000000 => {
+            // I21: the Stop's pause survives; I22: the digest proves the exact text.
+            assert!(store.is_session_paused(1).unwrap());
+            let ex = &store.executions(1).unwrap()[0];
+            assert!(ex.is_exact_command("uname -a"), "{ex:?}");
+            assert!(!ex.is_exact_command("uname -a "), "{ex:?}");
+            assert!(store.pending_continuations().unwrap()[0].session_paused);
+            store.unpause_session(1).unwrap();
+            assert!(!store.is_session_paused(1).unwrap());
         }
         other => panic!("no checks for fixture {other}: add them to check_fixture"),
     }

@@ -85,7 +85,9 @@ export const ipc = {
   sessionView: (id: number) => call<SessionView>('session_view', { id }),
   /** Starts a turn; resolves with the session id at once, the turn streams as events. */
   sendMessage: (sessionId: number | null, text: string) => call<number>('send_message', { sessionId, text }),
-  approvePlan: (sessionId: number) => call<void>('approve_plan', { sessionId }),
+  /** `generation`: the plan generation the operator saw; a newer or finished plan is refused. */
+  approvePlan: (sessionId: number, generation: number) =>
+    call<void>('approve_plan', { sessionId, generation }),
   approveExecution: (executionId: number) => call<void>('approve_execution', { executionId }),
   denyExecution: (executionId: number, reason?: string) => call<void>('deny_execution', { executionId, reason }),
   cancelExecution: (executionId: number) => call<boolean>('cancel_execution', { executionId }),

@@ -51,7 +51,8 @@ export type Execution = { id: number, session_id: number, target: string,
  */
 command: string, 
 /**
- * The re-quoted form that actually runs.
+ * The re-quoted form that runs, as a display copy: secrets in it are redacted. What runs
+ * is the exact text the classifier produced, never this copy (I22).
  */
 canonical: string, class: CommandClass, 
 /**
