@@ -315,28 +315,40 @@ impl<'p> Engine<'p> {
     pub(crate) fn read_patterns(&mut self, pats: &[String], recursive: bool, span: Span) {
         for p in pats {
             let p = Self::strip_host(p);
-            let resolved = paths::resolve(p, self.cwd.as_deref());
-            // A literal secret path always asks; a broad one only when contents are shown.
-            if self.quiet_reads && paths::has_meta(&resolved) {
-                continue;
+            // Through `..` the path may land anywhere: judge what it names there too.
+            if let Some(tail) = paths::dotdot_tail(p)
+                && self.read_one(&tail, recursive, span)
+            {
+                return;
             }
-            let hit = if recursive && !self.quiet_reads {
-                paths::secret_under(&resolved)
-            } else {
-                paths::secret_read(&resolved)
-            };
-            if let Some(rule) = hit {
-                let what = if resolved.contains("**") {
-                    format!(
-                        "reads a path that is only partly known and may hold secrets (`{rule}`)"
-                    )
-                } else {
-                    format!("reads `{resolved}`, which may hold secrets (matches `{rule}`)")
-                };
-                self.add("secret.read", Class::Destructive, span, what);
+            if self.read_one(p, recursive, span) {
                 return;
             }
         }
+    }
+
+    /// Judges one read; true when it asked.
+    fn read_one(&mut self, p: &str, recursive: bool, span: Span) -> bool {
+        let resolved = paths::resolve(p, self.cwd.as_deref());
+        // A literal secret path always asks; a broad one only when contents are shown.
+        if self.quiet_reads && paths::has_meta(&resolved) {
+            return false;
+        }
+        let hit = if recursive && !self.quiet_reads {
+            paths::secret_under(&resolved)
+        } else {
+            paths::secret_read(&resolved)
+        };
+        let Some(rule) = hit else {
+            return false;
+        };
+        let what = if resolved.contains("**") {
+            format!("reads a path that is only partly known and may hold secrets (`{rule}`)")
+        } else {
+            format!("reads `{resolved}`, which may hold secrets (matches `{rule}`)")
+        };
+        self.add("secret.read", Class::Destructive, span, what);
+        true
     }
 
     /// A literal path the command reads (from a handler).
@@ -377,7 +389,11 @@ impl<'p> Engine<'p> {
             if paths::is_sink(&resolved) {
                 continue;
             }
-            if let Some(rule) = paths::protected_write_into(&resolved) {
+            // Through `..` the target may be the tail anywhere (`/var/run/../etc/cron.d/x`).
+            let tail = paths::dotdot_tail(p);
+            let hit = paths::protected_write_into(&resolved)
+                .or_else(|| tail.as_deref().and_then(paths::protected_write_into));
+            if let Some(rule) = hit {
                 self.add(
                     "write.protected",
                     Class::Destructive,
@@ -1157,9 +1173,11 @@ impl<'p> Engine<'p> {
         let has_pat = leaf.operands.has_pattern();
         let skip = usize::from(has_pat && !pattern_given && !ops.is_empty());
         let total = ops.len() - skip + usize::from(has_pat);
+        let mut read_given = false;
         for (j, &idx) in ops.iter().skip(skip).enumerate() {
             let role = leaf.operands.role(j + usize::from(has_pat), total);
             let w = &words[idx];
+            read_given |= matches!(role, Role::Read | Role::RRead | Role::Tree);
             match role {
                 Role::Any | Role::Pattern | Role::Cmd => {}
                 Role::Read => self.read_target(w, false),
@@ -1195,6 +1213,22 @@ impl<'p> Engine<'p> {
                     w.span,
                     format!("`{}` runs or interprets this operand", shown()),
                 ),
+            }
+        }
+
+        // No path given: a recursive search reads the working directory, exactly as if
+        // `.` had been typed (`grep -r password` is `grep -r password .`).
+        if leaf.implicit_dot && !read_given {
+            let role = leaf
+                .operands
+                .role(usize::from(has_pat), usize::from(has_pat) + 1);
+            let rec = match role {
+                Role::Tree => true,
+                Role::RRead => recursive,
+                _ => false,
+            };
+            if rec {
+                self.read_patterns(&[".".to_owned()], true, span);
             }
         }
 

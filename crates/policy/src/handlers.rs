@@ -70,6 +70,8 @@ pub(crate) enum Handler {
     Test,
     Sqlite,
     Redis,
+    UnitShow,
+    ContainerTop,
 }
 
 impl Handler {
@@ -130,6 +132,8 @@ impl Handler {
             "command" => Self::Command,
             "exec" => Self::Exec,
             "test" => Self::Test,
+            "unit_show" => Self::UnitShow,
+            "container_top" => Self::ContainerTop,
             _ => return None,
         })
     }
@@ -215,6 +219,12 @@ impl Handler {
             Self::Nft => nft(e, p, words),
             Self::Less => less(e, p, words, off, ao),
             Self::Man => {
+                // `man -l FILE` formats any file: its text is printed.
+                if p.has("--local-file") {
+                    for &i in &p.operands {
+                        e.read_target(&words[i], false);
+                    }
+                }
                 // The pager is `cat`: no shell escapes from a pager.
                 for w in ["env", "MANPAGER=cat", "PAGER=cat"] {
                     ao.inserts.push((off, w.to_owned()));
@@ -262,6 +272,8 @@ impl Handler {
             Self::DockerRun => docker_run(e, p, words),
             Self::ContainerInspect => container_inspect(e, p, words),
             Self::Ps => ps(e, p, words),
+            Self::UnitShow => unit_show(e, p, words),
+            Self::ContainerTop => container_top(e, p, words),
             Self::SecretSearch => secret_search(e, p, words),
             // `rkhunter --check` appends to its own log under /var/log unless told not to.
             Self::WritesLog => {
@@ -941,6 +953,7 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
             }
         }
     }
+    git_content_reads(e, p, words);
     // Neutralise config-driven program execution in what the executor runs.
     for ins in [
         "-c",
@@ -960,6 +973,181 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
     if diffish && let Some(&sw) = p.sub_words.first() {
         ao.inserts.push((off + sw + 1, "--no-ext-diff".to_owned()));
         ao.inserts.push((off + sw + 1, "--no-textconv".to_owned()));
+    }
+}
+
+/// The repository directory named by `-C`, `--git-dir` or `--work-tree`, resolved against
+/// the working directory; `None` when none is given (`Some(None)`: only known at run time).
+fn git_repo_dir(e: &Engine<'_>, p: &Parsed<'_>) -> Option<Option<String>> {
+    let mut dir: Option<Option<String>> = None;
+    for o in &p.occ {
+        let id = o.opt.id.as_str();
+        if !matches!(id, "-C" | "--git-dir" | "--work-tree") {
+            continue;
+        }
+        let Some(v) = o.value.literal() else {
+            dir = Some(None);
+            continue;
+        };
+        let v = if id == "--git-dir" {
+            v.trim_end_matches('/').trim_end_matches("/.git")
+        } else {
+            v
+        };
+        let mut esc = String::with_capacity(v.len());
+        crate::paths::escape_into(v, &mut esc);
+        // `-C` is relative to the previous `-C`, which is relative to the working directory.
+        let base = match &dir {
+            Some(Some(d)) if id == "-C" => Some(d.as_str()),
+            _ => e.cwd.as_deref(),
+        };
+        let r = crate::paths::resolve(&esc, base).into_owned();
+        dir = Some((!r.starts_with("**")).then_some(r));
+    }
+    dir
+}
+
+/// Subcommands that print the contents of committed files (`git show HEAD:.env`,
+/// `git log -p -- .env`, `git cat-file -p REV:path`): each path they name is a read of
+/// that file in the repository, and a whole-history dump of a repository that keeps
+/// secrets (etckeeper's `/etc`) asks.
+fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let Some(&sw) = p.sub_words.first() else {
+        return;
+    };
+    let Some(sub) = words[sw].literal() else {
+        return;
+    };
+    let args = &words[sw + 1..];
+    let flag = |f: &str| args.iter().any(|w| w.literal() == Some(f));
+    let patch = args.iter().any(|w| {
+        w.literal().is_some_and(|l| {
+            matches!(
+                l,
+                "-p" | "-u" | "--patch" | "--patch-with-stat" | "--patch-with-raw"
+            ) || l.starts_with("-U")
+                || l.starts_with("--unified")
+                || l.starts_with("--word-diff")
+                || l.starts_with("-G")
+                || l.starts_with("-S")
+        })
+    });
+    let no_content = !patch
+        && [
+            "-s",
+            "--no-patch",
+            "--stat",
+            "--name-only",
+            "--name-status",
+            "--shortstat",
+            "--numstat",
+            "--summary",
+            "--raw",
+            "--quiet",
+        ]
+        .iter()
+        .any(|f| flag(f));
+    let content = match sub {
+        "show" | "cat-file" | "grep" | "blame" | "annotate" | "archive" => true,
+        "diff" | "diff-tree" | "diff-index" | "diff-files" | "range-diff" => {
+            !no_content && (sub == "diff" || patch)
+        }
+        "log" | "whatchanged" => patch,
+        _ => false,
+    } && !(sub == "show" && no_content);
+    if !content {
+        return;
+    }
+    let repo = git_repo_dir(e, p);
+    // Where committed paths live: the named repository, the working directory when the
+    // command changed it, or anywhere.
+    let root: Option<String> = match &repo {
+        Some(Some(d)) => Some(d.clone()),
+        Some(None) => None,
+        None => match e.cwd.as_deref() {
+            Some("~") | None => None,
+            Some(c) => Some(c.to_owned()),
+        },
+    };
+    let join = |path: &str| -> String {
+        let path = path.trim_start_matches(":(top)").trim_start_matches(":/");
+        let mut esc = String::with_capacity(path.len() + 8);
+        match &root {
+            Some(r) if !path.starts_with('/') => {
+                esc.push_str(r);
+                esc.push('/');
+            }
+            // Unknown root: judge the path as committed (`**/` would meet every anchored
+            // secret directory); list patterns such as `**/.env` still match it.
+            Some(_) | None => {}
+        }
+        crate::paths::escape_into(path, &mut esc);
+        esc
+    };
+    let mut named = false;
+    let mut after_dashes = false;
+    for w in args {
+        let Some(l) = w.literal() else {
+            // A dynamic revision or path may name any file.
+            e.read_patterns(&["**".to_owned()], false, w.span);
+            named = true;
+            continue;
+        };
+        if !after_dashes {
+            if l == "--" {
+                after_dashes = true;
+                continue;
+            }
+            if l.starts_with('-') {
+                continue;
+            }
+        }
+        // `REV:path` (or `:path`, `:0:path` from the index) names a blob.
+        let path = if after_dashes {
+            Some(l)
+        } else if let Some((rev, path)) = l.split_once(':')
+            && !rev.contains('/')
+            && !path.starts_with("//")
+        {
+            Some(
+                path.rsplit_once(':')
+                    .filter(|(n, _)| n.len() == 1)
+                    .map_or(path, |(_, p)| p),
+            )
+        } else if matches!(
+            sub,
+            "blame" | "annotate" | "diff" | "log" | "whatchanged" | "show" | "archive"
+        ) {
+            // Without `--` a word that is not a revision is a path.
+            Some(l)
+        } else {
+            None
+        };
+        if let Some(path) = path.filter(|p| !p.is_empty()) {
+            named |= after_dashes || l.contains(':');
+            let pat = join(path);
+            e.read_patterns(&[pat], false, w.span);
+        }
+    }
+    // `git grep` with no path searches the whole work tree, like `grep -r x .`.
+    if sub == "grep" && !named {
+        let at = root.clone().unwrap_or_else(|| ".".to_owned());
+        e.read_patterns(&[at], true, span0(words));
+        return;
+    }
+    // A dump not limited to named files, of a repository that may keep secrets.
+    if !named
+        && let Some(r) = &root
+        && let Some(rule) = crate::paths::secret_under(r)
+    {
+        e.add(
+            "secret.read",
+            Class::Destructive,
+            span0(words),
+            format!(
+                "`git {sub}` prints committed files of `{r}`, which may hold secrets (matches `{rule}`)"
+            ),
+        );
     }
 }
 
@@ -2055,6 +2243,69 @@ fn container_inspect(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 "prints the environment of a container (service credentials)",
             );
         }
+    }
+}
+
+/// `docker top C [ps options]`: BSD `e` (`e`, `aux e`, `auxeww`) appends each process's
+/// environment (the container's credentials).
+fn container_top(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    for &i in p.operands.iter().skip(1) {
+        let shows_env = match words[i].literal() {
+            Some(w) => {
+                !w.starts_with('-') && w.bytes().all(|c| c.is_ascii_alphabetic()) && w.contains('e')
+            }
+            None => true,
+        };
+        if shows_env {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                words[i].span,
+                "prints the environment of a container's processes (service credentials)",
+            );
+            return;
+        }
+    }
+}
+
+/// `systemctl show` prints every property, the unit's `Environment=` (service passwords)
+/// included, unless `-p`/`-P` names only properties that hold none.
+fn unit_show(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let mut filtered = false;
+    for o in p
+        .occ
+        .iter()
+        .filter(|o| matches!(o.opt.id.as_str(), "--property" | "-P"))
+    {
+        filtered = true;
+        let shows_env = o.value.literal().is_none_or(|v| {
+            v.split(',').any(|prop| {
+                let prop = prop.trim().to_ascii_lowercase();
+                // `EnvironmentFiles` lists paths only.
+                (prop.contains("environment") && prop != "environmentfiles")
+                    || prop.starts_with("exec") && !prop.starts_with("execmain")
+                    || prop.contains("credential")
+                    || prop.contains("setcredential")
+                    || prop.is_empty()
+            })
+        });
+        if shows_env {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                words[o.word].span,
+                "prints a unit's environment or command lines (service credentials)",
+            );
+            return;
+        }
+    }
+    if !filtered {
+        e.add(
+            "secret.environment",
+            Class::Destructive,
+            span0(words),
+            "prints every property of the unit, its environment included (service credentials)",
+        );
     }
 }
 

@@ -121,6 +121,7 @@ struct RawCmd {
     #[serde(default)]
     protect: Vec<RawProtect>,
     dry_run_class: Option<String>,
+    implicit_dot: Option<bool>,
     reason: Option<String>,
     #[serde(default, rename = "match")]
     matches: Vec<String>,
@@ -472,6 +473,9 @@ pub(crate) struct CmdSpec {
     pub handler: Option<Handler>,
     pub protect: Vec<Protect>,
     pub dry_run_class: Class,
+    /// With no path operand the command reads the working directory (`grep -r x`,
+    /// `rg x`): the implicit operand is `.`.
+    pub implicit_dot: bool,
     pub reason: String,
     pub matches: Vec<String>,
     pub not_match: Vec<String>,
@@ -649,6 +653,7 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
         handler,
         protect,
         dry_run_class,
+        implicit_dot: raw.implicit_dot.unwrap_or(false),
         reason,
         matches: raw.matches,
         not_match: raw.not_match,
