@@ -289,6 +289,7 @@ impl Handler {
             }
             Self::Rsync => rsync(e, p, words),
             Self::SshOpts => {
+                ssh_control(e, p, words);
                 for o in p.values("-o") {
                     ssh_option(e, &o.value, words[o.word].span);
                 }
@@ -514,7 +515,6 @@ const SSH_SAFE_OPTIONS: &[&str] = &[
     "connecttimeout",
     "connectionattempts",
     "stricthostkeychecking",
-    "userknownhostsfile",
     "globalknownhostsfile",
     "port",
     "user",
@@ -530,9 +530,6 @@ const SSH_SAFE_OPTIONS: &[&str] = &[
     "preferredauthentications",
     "passwordauthentication",
     "kbdinteractiveauthentication",
-    "controlmaster",
-    "controlpath",
-    "controlpersist",
     "addressfamily",
     "checkhostip",
     "numberofpasswordprompts",
@@ -584,6 +581,34 @@ fn ssh_option(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
     if SSH_SAFE_OPTIONS.contains(&key.as_str()) {
         return;
     }
+    let value = text[key.len()..]
+        .trim_start_matches([' ', '\t'])
+        .trim_start_matches('=')
+        .trim();
+    match key.as_str() {
+        // New host keys are appended to the first file (`/dev/null` is the usual value).
+        "userknownhostsfile" => {
+            for f in value.split_whitespace().take(1) {
+                e.write_literal(&ssh_tokens(f), "ssh `UserKnownHostsFile` writes", span);
+            }
+            return;
+        }
+        // A master creates its socket at `ControlPath` (judged in `ssh_control`) and
+        // `ControlPersist` leaves it running after the command.
+        "controlpath" | "controlmaster" => return,
+        "controlpersist" => {
+            if !matches!(value.to_ascii_lowercase().as_str(), "no" | "false") {
+                e.add(
+                    "option.ssh",
+                    Class::ConfigMutation,
+                    span,
+                    "ssh `ControlPersist` leaves a master connection running",
+                );
+            }
+            return;
+        }
+        _ => {}
+    }
     if SSH_FORWARD_OPTIONS.contains(&key.as_str()) {
         e.add(
             "option.ssh",
@@ -600,7 +625,74 @@ fn ssh_option(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
     );
 }
 
+/// `%h`, `%C` and the other ssh path tokens expand at run time: any name characters.
+fn ssh_tokens(f: &str) -> String {
+    let mut out = String::with_capacity(f.len());
+    let mut cs = f.chars();
+    while let Some(c) = cs.next() {
+        if c == '%' {
+            cs.next();
+            out.push('*');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `-o ControlMaster=yes|auto… -o ControlPath=P` (or `-M -S P`) creates a socket at P.
+fn ssh_control(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let opts: Vec<(String, String, Span)> = p
+        .values("-o")
+        .filter_map(|o| {
+            let t = o.value.literal()?;
+            let (k, v) = t.split_once(['=', ' ', '\t'])?;
+            Some((
+                k.to_ascii_lowercase(),
+                v.trim_start_matches(['=', ' ']).trim().to_owned(),
+                words[o.word].span,
+            ))
+        })
+        .collect();
+    let master = p.has("-M")
+        || opts
+            .iter()
+            .any(|(k, v, _)| k == "controlmaster" && !v.eq_ignore_ascii_case("no"));
+    if !master {
+        return;
+    }
+    let mut paths: Vec<(String, Span)> = opts
+        .iter()
+        .filter(|(k, v, _)| k == "controlpath" && !v.eq_ignore_ascii_case("none"))
+        .map(|(_, v, s)| (ssh_tokens(v), *s))
+        .collect();
+    for o in p.values("-S") {
+        match o.value.literal() {
+            Some(v) if !v.eq_ignore_ascii_case("none") => {
+                paths.push((ssh_tokens(v), words[o.word].span));
+            }
+            Some(_) => {}
+            None => e.fail(
+                "unknown.ssh_option",
+                words[o.word].span,
+                "the ssh control socket path is only known at run time",
+            ),
+        }
+    }
+    for (path, span) in paths {
+        let mut pat = String::with_capacity(path.len());
+        for c in path.chars() {
+            if matches!(c, '?' | '[' | ']' | '\\') {
+                pat.push('\\');
+            }
+            pat.push(c);
+        }
+        e.write_patterns(&[pat], "ssh `ControlMaster` creates its socket at", span);
+    }
+}
+
 fn ssh(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
+    ssh_control(e, p, words);
     for o in p.values("-o") {
         ssh_option(e, &o.value, words[o.word].span);
     }
@@ -905,7 +997,18 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
     // Options of the lenient read-only subcommands that write files or run programs.
     if let Some(&sw) = p.sub_words.first() {
         for w in &words[sw + 1..] {
-            let Some(l) = w.literal() else { continue };
+            let Some(l) = w.literal() else {
+                // `git log $O`: the expansion may be `--output=FILE` or `--ext-diff`.
+                if e.may_be_option(w) {
+                    e.fail(
+                        "unknown.git_option",
+                        w.span,
+                        "a word only known at run time may be an option that writes or runs programs",
+                    );
+                    break;
+                }
+                continue;
+            };
             if l == "--" {
                 break;
             }
@@ -2780,7 +2883,9 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
                         return;
                     }
                     let found_pat = if l == "-execdir" {
-                        format!("./{}", "*")
+                        // `./NAME` in the file's own directory: the name part of what is found.
+                        let name = found.rsplit('/').next().filter(|n| !n.contains("**"));
+                        format!("./{}", name.unwrap_or("*"))
                     } else {
                         found.clone()
                     };
@@ -2809,7 +2914,23 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
                         })
                         .collect();
                     let saved = e.depth;
+                    // `-execdir` runs in the directory of each file found: somewhere under
+                    // the starting point (relative paths in the command resolve there).
+                    let saved_cwd = (l == "-execdir").then(|| e.cwd.clone());
+                    if l == "-execdir" {
+                        e.cwd = match resolved.as_slice() {
+                            [r] if !r.starts_with("**") => {
+                                let mut d = r.trim_end_matches('/').to_owned();
+                                d.push_str("/**");
+                                Some(d.into())
+                            }
+                            _ => None,
+                        };
+                    }
                     e.argv(&inner, off + start, ao);
+                    if let Some(c) = saved_cwd {
+                        e.cwd = c;
+                    }
                     e.depth = saved;
                     i = end + 1;
                 }

@@ -17,6 +17,10 @@ const PROTECTED_WRITE: &[&str] = &[
     "/etc/gshadow",
     "/etc/fstab",
     "/etc/crypttab",
+    // Its existence stops every non-root login.
+    "/etc/nologin",
+    "/run/nologin",
+    "/var/run/nologin",
     "/etc/pam.d/**",
     "/etc/security/**",
     "/etc/ld.so.preload",

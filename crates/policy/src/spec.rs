@@ -172,6 +172,11 @@ pub(crate) struct Effects {
     pub quiet: bool,
     pub recursive: bool,
     pub pattern: bool,
+    /// The value is the working directory for the rest of the command (`tar -C`,
+    /// `make -C`, `env --chdir`, `sudo -D`): relative paths resolve against it.
+    pub chdir: bool,
+    /// The write happens in a dry run too (`rsync -n --log-file=F`).
+    pub always: bool,
     pub mode: Option<Class>,
 }
 
@@ -183,6 +188,7 @@ impl Effects {
             || self.write
             || self.read
             || self.rread
+            || self.chdir
             || self.mode.is_some_and(|c| c > Class::ReadOnly)
     }
 }
@@ -266,6 +272,8 @@ impl OptTable {
                         "quiet" => fx.quiet = true,
                         "recursive" => fx.recursive = true,
                         "pattern" => fx.pattern = true,
+                        "chdir" => fx.chdir = true,
+                        "always" => fx.always = true,
                         m if m.starts_with("mode=") => {
                             fx.mode = Some(
                                 parse_class(&m[5..])
@@ -426,6 +434,15 @@ impl Roles {
             return self.after[self.after.len() - 1 - from_end];
         }
         self.repeat.unwrap_or(Role::Any)
+    }
+
+    /// Does any operand position write (`uniq IN OUT`, `cp … DEST`)?
+    pub(crate) fn has_write(&self) -> bool {
+        self.before
+            .iter()
+            .chain(&self.after)
+            .chain(self.repeat.iter())
+            .any(|r| *r == Role::Write)
     }
 
     pub(crate) fn has_pattern(&self) -> bool {

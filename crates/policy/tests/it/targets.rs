@@ -214,10 +214,36 @@ fn changed_working_directories_are_followed() {
             "git -C /etc log -p",
             "git -C /etc diff HEAD~1",
             "cd /etc && git log -p",
+            "tar -C /etc -cf - shadow",
+            "tar --directory=/root -cf - .ssh",
+            "tar -cf - -C /etc ssl/private",
+            "find /etc -execdir cat shadow \\;",
+            "find /root -execdir cat .ssh/id_rsa \\;",
+            "find / -execdir grep -r password \\;",
+            "docker exec -w /etc web cat shadow",
+            "docker exec --workdir /root web cat .ssh/id_rsa",
+            "podman exec -w /etc web head shadow",
+            "nsenter -t 1 -m --wd=/etc cat shadow",
+            "nsenter -t 1 -m -w cat shadow",
+            "env -C /etc cat shadow",
+            "env --chdir=/etc cat shadow",
+            "sudo -D /etc cat shadow",
+            "systemd-run --working-directory=/etc cat shadow",
+            "make -C /etc -n",
         ]
         .map(String::from),
         asks,
         "working directories set by the command",
+    );
+    check_all(
+        [
+            "tar -C /var/log -cf - syslog",
+            "docker exec -w /app web cat config.yml",
+            "find /var/log -name '*.gz' -execdir zcat {} \\;",
+        ]
+        .map(String::from),
+        read_only,
+        "harmless working directories",
     );
 }
 
@@ -425,7 +451,65 @@ fn dumps_that_carry_credentials_ask() {
 }
 
 #[test]
-fn unused_helper_guard() {
-    // `not_read_only` is used by the write families below; keep the helper honest.
-    assert!(not_read_only("rm -f /tmp/x"));
+fn writes_hidden_in_options_and_operands() {
+    check_all(
+        [
+            "flock /etc/nologin true",
+            "flock -n /run/nologin uptime",
+            "flock -x /var/run/nologin -c true",
+            "flock /etc/cron.d/x true",
+        ]
+        .map(String::from),
+        asks,
+        "lock files in protected places",
+    );
+    let cmds: Vec<String> = [
+        "flock /tmp/x.lock uptime",
+        "rsync -n --log-file=/tmp/x a b",
+        "rsync --dry-run --log-file /tmp/x a/ b/",
+        "rsync -an --only-write-batch=/tmp/b a b",
+        "sensors -s",
+        "sensors --set",
+        "ssh -o UserKnownHostsFile=/tmp/kh host uptime",
+        "ssh -o 'UserKnownHostsFile /tmp/kh' host uptime",
+        "ssh -oUserKnownHostsFile=/tmp/kh host uptime",
+        "ssh -o ControlPath=/tmp/c -o ControlMaster=yes host uptime",
+        "ssh -o ControlMaster=auto -o ControlPath=/tmp/%C host uptime",
+        "ssh -o ControlPersist=10m host uptime",
+        "ssh -o LocalCommand=id -o PermitLocalCommand=yes host uptime",
+        "ssh -o ProxyCommand='nc %h %p' host uptime",
+        "ssh -o KnownHostsCommand=/tmp/x host uptime",
+        "ssh -E /tmp/log host uptime",
+        "ssh -y host uptime",
+        "uniq *",
+        "uniq -c *.log",
+        "uniq $f",
+        "uniq $(ls)",
+        "uniq a b",
+        "sort -o /tmp/x a",
+        "git log $O",
+        "git show $OPTS HEAD",
+        "git diff $X",
+        "git clean -f -- -n",
+        "git clean -fdx -- --dry-run",
+        "rsync -- -n a b",
+    ]
+    .map(String::from)
+    .to_vec();
+    check_all(cmds, not_read_only, "hidden writes");
+    check_all(
+        [
+            "ssh -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no host uptime",
+            "ssh -o ControlPath=/tmp/c host uptime",
+            "ssh -o ControlMaster=no host uptime",
+            "sensors -j",
+            "uniq -c /tmp/x",
+            "REV=HEAD~2; git log -1 \"$REV\"",
+            "git clean -n",
+            "rsync -n -av a/ b/",
+        ]
+        .map(String::from),
+        read_only,
+        "harmless options",
+    );
 }
