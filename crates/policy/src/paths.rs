@@ -656,9 +656,11 @@ fn secret_read_here(pat: &str) -> Option<&'static str> {
     if PUBLIC_SUFFIXES.iter().any(|s| pat.ends_with(s)) {
         return None;
     }
-    if secret_name(pat) {
-        return Some("a file named for a secret");
-    }
+    // The lists first (their rule names the file), then the name's own words.
+    secret_listed(pat).or_else(|| secret_name(pat).then_some("a file named for a secret"))
+}
+
+fn secret_listed(pat: &str) -> Option<&'static str> {
     if pat == "**" || pat == "**/*" {
         return Some("**");
     }
