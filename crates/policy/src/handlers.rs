@@ -3352,7 +3352,15 @@ fn cd(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         [] => e.cwd = Some("~".into()),
         [w] => {
             let (pats, known) = e.pattern(w);
-            if known && pats.len() == 1 && !crate::paths::has_meta(&pats[0]) && pats[0] != "-" {
+            // Through `..` the directory may be anywhere (a symlink before it).
+            let through_link = crate::paths::dotdot_tail(&pats[0]).is_some()
+                && pats[0].trim_start_matches("./").contains("/..");
+            if known
+                && pats.len() == 1
+                && !crate::paths::has_meta(&pats[0])
+                && pats[0] != "-"
+                && !through_link
+            {
                 let r = crate::paths::resolve(&pats[0], e.cwd.as_deref());
                 e.cwd = if r.starts_with("**") {
                     None

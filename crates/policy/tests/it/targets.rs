@@ -199,6 +199,9 @@ fn changed_working_directories_are_followed() {
         "cd /etc && {r} shadow",
         "cd /root/.ssh && {r} id_rsa",
         "cd /var/lib/lxc/web/rootfs/etc && {r} shadow",
+        "cd /var/run/../etc && {r} shadow",
+        "cd /srv/app/current/.. && {r} ../../etc/shadow",
+        "cd /opt/link/../.. && {r} etc/gshadow",
     ]
     .iter()
     .flat_map(|t| ["cat", "head", "grep x"].map(|r| t.replace("{r}", r)))
@@ -214,6 +217,8 @@ fn changed_working_directories_are_followed() {
             "git -C /etc log -p",
             "git -C /etc diff HEAD~1",
             "cd /etc && git log -p",
+            "cd /srv/site/link/.. && cat config/config.php",
+            "cd /srv/a/b/.. && grep -r password",
             "tar -C /etc -cf - shadow",
             "tar --directory=/root -cf - .ssh",
             "tar -cf - -C /etc ssl/private",
@@ -301,6 +306,16 @@ fn files_named_for_secrets_ask() {
         "/srv/app/env.prod",
         "/opt/x/Client_Secret.txt",
         "/opt/x/TOKEN",
+        "/etc/cryptsetup-keys.d/data.key",
+        "/etc/cryptsetup-keys.d/data",
+        "/etc/tcb/root/shadow",
+        "/root/.histfile",
+        "/root/.local/share/fish/fish_history",
+        "/srv/cluster/prod.kubeconfig",
+        "/home/u/vpn/office.ovpn",
+        "/home/u/keys/server.ppk",
+        "/home/u/.composer/auth.json",
+        "/root/.gnupg/secring.gpg",
     ];
     let paths: Vec<String> = names.iter().map(|s| s.to_string()).collect();
     check_all(with_readers(&paths), asks, "secret names");
