@@ -393,6 +393,14 @@ fn tools_that_echo_the_file_they_read() {
         "diff {} /tmp/x",
         "cmp /tmp/x {}",
         "grep -f {} /dev/null",
+        "caddy adapt --config {}",
+        "caddy validate -c {}",
+        "php-fpm -t -y {}",
+        "php-fpm8.2 -t -c {}",
+        "nft -c -f {}",
+        "docker compose -f {} config",
+        "docker-compose -f {} config",
+        "git config -f {} --list",
     ]
     .iter()
     .flat_map(|t| SECRETS.iter().map(move |s| t.replace("{}", s)))
@@ -416,6 +424,7 @@ fn dumps_that_carry_credentials_ask() {
     check_all(
         [
             "kubectl config view --flatten",
+            "caddy environ",
             "kubectl config view --raw",
             "kubectl get secret db -o yaml",
             "helm get values grafana",
