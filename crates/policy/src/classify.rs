@@ -315,28 +315,40 @@ impl<'p> Engine<'p> {
     pub(crate) fn read_patterns(&mut self, pats: &[String], recursive: bool, span: Span) {
         for p in pats {
             let p = Self::strip_host(p);
-            let resolved = paths::resolve(p, self.cwd.as_deref());
-            // A literal secret path always asks; a broad one only when contents are shown.
-            if self.quiet_reads && paths::has_meta(&resolved) {
-                continue;
+            // Through `..` the path may land anywhere: judge what it names there too.
+            if let Some(tail) = paths::dotdot_tail(p)
+                && self.read_one(&tail, recursive, span)
+            {
+                return;
             }
-            let hit = if recursive && !self.quiet_reads {
-                paths::secret_under(&resolved)
-            } else {
-                paths::secret_read(&resolved)
-            };
-            if let Some(rule) = hit {
-                let what = if resolved.contains("**") {
-                    format!(
-                        "reads a path that is only partly known and may hold secrets (`{rule}`)"
-                    )
-                } else {
-                    format!("reads `{resolved}`, which may hold secrets (matches `{rule}`)")
-                };
-                self.add("secret.read", Class::Destructive, span, what);
+            if self.read_one(p, recursive, span) {
                 return;
             }
         }
+    }
+
+    /// Judges one read; true when it asked.
+    fn read_one(&mut self, p: &str, recursive: bool, span: Span) -> bool {
+        let resolved = paths::resolve(p, self.cwd.as_deref());
+        // A literal secret path always asks; a broad one only when contents are shown.
+        if self.quiet_reads && paths::has_meta(&resolved) {
+            return false;
+        }
+        let hit = if recursive && !self.quiet_reads {
+            paths::secret_under(&resolved)
+        } else {
+            paths::secret_read(&resolved)
+        };
+        let Some(rule) = hit else {
+            return false;
+        };
+        let what = if resolved.contains("**") {
+            format!("reads a path that is only partly known and may hold secrets (`{rule}`)")
+        } else {
+            format!("reads `{resolved}`, which may hold secrets (matches `{rule}`)")
+        };
+        self.add("secret.read", Class::Destructive, span, what);
+        true
     }
 
     /// A literal path the command reads (from a handler).
@@ -377,7 +389,11 @@ impl<'p> Engine<'p> {
             if paths::is_sink(&resolved) {
                 continue;
             }
-            if let Some(rule) = paths::protected_write_into(&resolved) {
+            // Through `..` the target may be the tail anywhere (`/var/run/../etc/cron.d/x`).
+            let tail = paths::dotdot_tail(p);
+            let hit = paths::protected_write_into(&resolved)
+                .or_else(|| tail.as_deref().and_then(paths::protected_write_into));
+            if let Some(rule) = hit {
                 self.add(
                     "write.protected",
                     Class::Destructive,
@@ -1077,16 +1093,38 @@ impl<'p> Engine<'p> {
                 return;
             }
         };
-        // A dry run or a count/list-only mode shows no file contents.
+        // A dry run or a count/list-only mode shows no file contents (not when the flag
+        // comes after `--`, where it is an operand).
+        let dashes = words
+            .iter()
+            .position(|w| w.literal() == Some("--"))
+            .unwrap_or(usize::MAX);
         self.quiet_reads = parsed
             .occ
             .iter()
-            .any(|o| o.opt.effects.quiet || o.opt.effects.dryrun);
+            .any(|o| (o.opt.effects.quiet || o.opt.effects.dryrun) && o.word < dashes);
+        // A working directory set by an option holds for this command and what it wraps.
+        let saved_cwd = parsed
+            .occ
+            .iter()
+            .any(|o| o.opt.effects.chdir)
+            .then(|| self.cwd.clone());
+        for o in parsed.occ.iter().filter(|o| o.opt.effects.chdir) {
+            self.cwd = o.value.literal().and_then(|v| {
+                let mut esc = String::with_capacity(v.len());
+                paths::escape_into(v, &mut esc);
+                let r = paths::resolve(&esc, self.cwd.as_deref());
+                (!r.starts_with("**") && !paths::has_meta(&r)).then(|| Cow::Owned(r.into_owned()))
+            });
+        }
         self.apply_parsed(&parsed, words);
         for s in &parsed.path {
             if let Some(h) = s.handler {
                 h.run_post(self, &parsed, words, off, ao);
             }
+        }
+        if let Some(c) = saved_cwd {
+            self.cwd = c;
         }
     }
 
@@ -1094,8 +1132,22 @@ impl<'p> Engine<'p> {
     pub(crate) fn apply_parsed(&mut self, parsed: &Parsed<'_>, words: &[Word]) {
         let leaf = parsed.leaf();
         let span = words[0].span;
-        let dry = parsed.occ.iter().any(|o| o.opt.effects.dryrun);
-        let mode = parsed.occ.iter().filter_map(|o| o.opt.effects.mode).max();
+        // A dry-run or mode flag after `--` is an operand to the real command (lenient
+        // specs keep parsing there): it downgrades nothing (`git clean -f -- -n`).
+        let dashes = words
+            .iter()
+            .position(|w| w.literal() == Some("--"))
+            .unwrap_or(usize::MAX);
+        let dry = parsed
+            .occ
+            .iter()
+            .any(|o| o.opt.effects.dryrun && o.word < dashes);
+        let mode = parsed
+            .occ
+            .iter()
+            .filter(|o| o.word < dashes || o.opt.effects.mode > Some(leaf.class))
+            .filter_map(|o| o.opt.effects.mode)
+            .max();
         let base = if dry {
             leaf.dry_run_class
         } else {
@@ -1144,7 +1196,8 @@ impl<'p> Engine<'p> {
                     format!("option `{}` of `{}` changes state", o.opt.id, shown()),
                 );
             }
-            if fx.write && !dry {
+            // A dry run still writes its log (`rsync -n --log-file=F`, marked `!always`).
+            if fx.write && (!dry || fx.always) {
                 self.write_value(&o.value, ospan, &format!("`{}` writes", o.opt.id));
             }
             if fx.read || fx.rread {
@@ -1157,9 +1210,17 @@ impl<'p> Engine<'p> {
         let has_pat = leaf.operands.has_pattern();
         let skip = usize::from(has_pat && !pattern_given && !ops.is_empty());
         let total = ops.len() - skip + usize::from(has_pat);
+        let mut read_given = false;
+        let has_write = leaf.operands.has_write();
         for (j, &idx) in ops.iter().skip(skip).enumerate() {
             let role = leaf.operands.role(j + usize::from(has_pat), total);
             let w = &words[idx];
+            read_given |= matches!(role, Role::Read | Role::RRead | Role::Tree);
+            // `uniq *`: a glob or unquoted expansion may become several operands, and a
+            // later one lands in the output position.
+            if role != Role::Write && !dry && has_write && may_split(w) {
+                self.write_target(w, &format!("`{}` writes", shown()));
+            }
             match role {
                 Role::Any | Role::Pattern | Role::Cmd => {}
                 Role::Read => self.read_target(w, false),
@@ -1195,6 +1256,22 @@ impl<'p> Engine<'p> {
                     w.span,
                     format!("`{}` runs or interprets this operand", shown()),
                 ),
+            }
+        }
+
+        // No path given: a recursive search reads the working directory, exactly as if
+        // `.` had been typed (`grep -r password` is `grep -r password .`).
+        if leaf.implicit_dot && !read_given {
+            let role = leaf
+                .operands
+                .role(usize::from(has_pat), usize::from(has_pat) + 1);
+            let rec = match role {
+                Role::Tree => true,
+                Role::RRead => recursive,
+                _ => false,
+            };
+            if rec {
+                self.read_patterns(&[".".to_owned()], true, span);
             }
         }
 
@@ -1287,6 +1364,15 @@ impl<'p> Engine<'p> {
 }
 
 /// Shell variables whose assignment changes how later commands run.
+/// Can the word expand to more than one argument (a glob, an unquoted expansion)?
+fn may_split(w: &Word) -> bool {
+    w.parts.iter().any(|p| match p {
+        Part::Glob(_) => true,
+        Part::Param { quoted, .. } | Part::CmdSub { quoted, .. } => !quoted,
+        _ => false,
+    })
+}
+
 fn deny_shell_var(name: &str) -> bool {
     const EXACT: &[&str] = &[
         "PATH",

@@ -70,6 +70,8 @@ pub(crate) enum Handler {
     Test,
     Sqlite,
     Redis,
+    UnitShow,
+    ContainerTop,
 }
 
 impl Handler {
@@ -130,6 +132,8 @@ impl Handler {
             "command" => Self::Command,
             "exec" => Self::Exec,
             "test" => Self::Test,
+            "unit_show" => Self::UnitShow,
+            "container_top" => Self::ContainerTop,
             _ => return None,
         })
     }
@@ -215,6 +219,12 @@ impl Handler {
             Self::Nft => nft(e, p, words),
             Self::Less => less(e, p, words, off, ao),
             Self::Man => {
+                // `man -l FILE` formats any file: its text is printed.
+                if p.has("--local-file") {
+                    for &i in &p.operands {
+                        e.read_target(&words[i], false);
+                    }
+                }
                 // The pager is `cat`: no shell escapes from a pager.
                 for w in ["env", "MANPAGER=cat", "PAGER=cat"] {
                     ao.inserts.push((off, w.to_owned()));
@@ -262,6 +272,8 @@ impl Handler {
             Self::DockerRun => docker_run(e, p, words),
             Self::ContainerInspect => container_inspect(e, p, words),
             Self::Ps => ps(e, p, words),
+            Self::UnitShow => unit_show(e, p, words),
+            Self::ContainerTop => container_top(e, p, words),
             Self::SecretSearch => secret_search(e, p, words),
             // `rkhunter --check` appends to its own log under /var/log unless told not to.
             Self::WritesLog => {
@@ -277,6 +289,7 @@ impl Handler {
             }
             Self::Rsync => rsync(e, p, words),
             Self::SshOpts => {
+                ssh_control(e, p, words);
                 for o in p.values("-o") {
                     ssh_option(e, &o.value, words[o.word].span);
                 }
@@ -502,7 +515,6 @@ const SSH_SAFE_OPTIONS: &[&str] = &[
     "connecttimeout",
     "connectionattempts",
     "stricthostkeychecking",
-    "userknownhostsfile",
     "globalknownhostsfile",
     "port",
     "user",
@@ -518,9 +530,6 @@ const SSH_SAFE_OPTIONS: &[&str] = &[
     "preferredauthentications",
     "passwordauthentication",
     "kbdinteractiveauthentication",
-    "controlmaster",
-    "controlpath",
-    "controlpersist",
     "addressfamily",
     "checkhostip",
     "numberofpasswordprompts",
@@ -572,6 +581,34 @@ fn ssh_option(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
     if SSH_SAFE_OPTIONS.contains(&key.as_str()) {
         return;
     }
+    let value = text[key.len()..]
+        .trim_start_matches([' ', '\t'])
+        .trim_start_matches('=')
+        .trim();
+    match key.as_str() {
+        // New host keys are appended to the first file (`/dev/null` is the usual value).
+        "userknownhostsfile" => {
+            for f in value.split_whitespace().take(1) {
+                e.write_literal(&ssh_tokens(f), "ssh `UserKnownHostsFile` writes", span);
+            }
+            return;
+        }
+        // A master creates its socket at `ControlPath` (judged in `ssh_control`) and
+        // `ControlPersist` leaves it running after the command.
+        "controlpath" | "controlmaster" => return,
+        "controlpersist" => {
+            if !matches!(value.to_ascii_lowercase().as_str(), "no" | "false") {
+                e.add(
+                    "option.ssh",
+                    Class::ConfigMutation,
+                    span,
+                    "ssh `ControlPersist` leaves a master connection running",
+                );
+            }
+            return;
+        }
+        _ => {}
+    }
     if SSH_FORWARD_OPTIONS.contains(&key.as_str()) {
         e.add(
             "option.ssh",
@@ -588,7 +625,74 @@ fn ssh_option(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
     );
 }
 
+/// `%h`, `%C` and the other ssh path tokens expand at run time: any name characters.
+fn ssh_tokens(f: &str) -> String {
+    let mut out = String::with_capacity(f.len());
+    let mut cs = f.chars();
+    while let Some(c) = cs.next() {
+        if c == '%' {
+            cs.next();
+            out.push('*');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `-o ControlMaster=yes|auto… -o ControlPath=P` (or `-M -S P`) creates a socket at P.
+fn ssh_control(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let opts: Vec<(String, String, Span)> = p
+        .values("-o")
+        .filter_map(|o| {
+            let t = o.value.literal()?;
+            let (k, v) = t.split_once(['=', ' ', '\t'])?;
+            Some((
+                k.to_ascii_lowercase(),
+                v.trim_start_matches(['=', ' ']).trim().to_owned(),
+                words[o.word].span,
+            ))
+        })
+        .collect();
+    let master = p.has("-M")
+        || opts
+            .iter()
+            .any(|(k, v, _)| k == "controlmaster" && !v.eq_ignore_ascii_case("no"));
+    if !master {
+        return;
+    }
+    let mut paths: Vec<(String, Span)> = opts
+        .iter()
+        .filter(|(k, v, _)| k == "controlpath" && !v.eq_ignore_ascii_case("none"))
+        .map(|(_, v, s)| (ssh_tokens(v), *s))
+        .collect();
+    for o in p.values("-S") {
+        match o.value.literal() {
+            Some(v) if !v.eq_ignore_ascii_case("none") => {
+                paths.push((ssh_tokens(v), words[o.word].span));
+            }
+            Some(_) => {}
+            None => e.fail(
+                "unknown.ssh_option",
+                words[o.word].span,
+                "the ssh control socket path is only known at run time",
+            ),
+        }
+    }
+    for (path, span) in paths {
+        let mut pat = String::with_capacity(path.len());
+        for c in path.chars() {
+            if matches!(c, '?' | '[' | ']' | '\\') {
+                pat.push('\\');
+            }
+            pat.push(c);
+        }
+        e.write_patterns(&[pat], "ssh `ControlMaster` creates its socket at", span);
+    }
+}
+
 fn ssh(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
+    ssh_control(e, p, words);
     for o in p.values("-o") {
         ssh_option(e, &o.value, words[o.word].span);
     }
@@ -893,7 +997,18 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
     // Options of the lenient read-only subcommands that write files or run programs.
     if let Some(&sw) = p.sub_words.first() {
         for w in &words[sw + 1..] {
-            let Some(l) = w.literal() else { continue };
+            let Some(l) = w.literal() else {
+                // `git log $O`: the expansion may be `--output=FILE` or `--ext-diff`.
+                if e.may_be_option(w) {
+                    e.fail(
+                        "unknown.git_option",
+                        w.span,
+                        "a word only known at run time may be an option that writes or runs programs",
+                    );
+                    break;
+                }
+                continue;
+            };
             if l == "--" {
                 break;
             }
@@ -941,6 +1056,7 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
             }
         }
     }
+    git_content_reads(e, p, words);
     // Neutralise config-driven program execution in what the executor runs.
     for ins in [
         "-c",
@@ -960,6 +1076,181 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
     if diffish && let Some(&sw) = p.sub_words.first() {
         ao.inserts.push((off + sw + 1, "--no-ext-diff".to_owned()));
         ao.inserts.push((off + sw + 1, "--no-textconv".to_owned()));
+    }
+}
+
+/// The repository directory named by `-C`, `--git-dir` or `--work-tree`, resolved against
+/// the working directory; `None` when none is given (`Some(None)`: only known at run time).
+fn git_repo_dir(e: &Engine<'_>, p: &Parsed<'_>) -> Option<Option<String>> {
+    let mut dir: Option<Option<String>> = None;
+    for o in &p.occ {
+        let id = o.opt.id.as_str();
+        if !matches!(id, "-C" | "--git-dir" | "--work-tree") {
+            continue;
+        }
+        let Some(v) = o.value.literal() else {
+            dir = Some(None);
+            continue;
+        };
+        let v = if id == "--git-dir" {
+            v.trim_end_matches('/').trim_end_matches("/.git")
+        } else {
+            v
+        };
+        let mut esc = String::with_capacity(v.len());
+        crate::paths::escape_into(v, &mut esc);
+        // `-C` is relative to the previous `-C`, which is relative to the working directory.
+        let base = match &dir {
+            Some(Some(d)) if id == "-C" => Some(d.as_str()),
+            _ => e.cwd.as_deref(),
+        };
+        let r = crate::paths::resolve(&esc, base).into_owned();
+        dir = Some((!r.starts_with("**")).then_some(r));
+    }
+    dir
+}
+
+/// Subcommands that print the contents of committed files (`git show HEAD:.env`,
+/// `git log -p -- .env`, `git cat-file -p REV:path`): each path they name is a read of
+/// that file in the repository, and a whole-history dump of a repository that keeps
+/// secrets (etckeeper's `/etc`) asks.
+fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let Some(&sw) = p.sub_words.first() else {
+        return;
+    };
+    let Some(sub) = words[sw].literal() else {
+        return;
+    };
+    let args = &words[sw + 1..];
+    let flag = |f: &str| args.iter().any(|w| w.literal() == Some(f));
+    let patch = args.iter().any(|w| {
+        w.literal().is_some_and(|l| {
+            matches!(
+                l,
+                "-p" | "-u" | "--patch" | "--patch-with-stat" | "--patch-with-raw"
+            ) || l.starts_with("-U")
+                || l.starts_with("--unified")
+                || l.starts_with("--word-diff")
+                || l.starts_with("-G")
+                || l.starts_with("-S")
+        })
+    });
+    let no_content = !patch
+        && [
+            "-s",
+            "--no-patch",
+            "--stat",
+            "--name-only",
+            "--name-status",
+            "--shortstat",
+            "--numstat",
+            "--summary",
+            "--raw",
+            "--quiet",
+        ]
+        .iter()
+        .any(|f| flag(f));
+    let content = match sub {
+        "show" | "cat-file" | "grep" | "blame" | "annotate" | "archive" => true,
+        "diff" | "diff-tree" | "diff-index" | "diff-files" | "range-diff" => {
+            !no_content && (sub == "diff" || patch)
+        }
+        "log" | "whatchanged" => patch,
+        _ => false,
+    } && !(sub == "show" && no_content);
+    if !content {
+        return;
+    }
+    let repo = git_repo_dir(e, p);
+    // Where committed paths live: the named repository, the working directory when the
+    // command changed it, or anywhere.
+    let root: Option<String> = match &repo {
+        Some(Some(d)) => Some(d.clone()),
+        Some(None) => None,
+        None => match e.cwd.as_deref() {
+            Some("~") | None => None,
+            Some(c) => Some(c.to_owned()),
+        },
+    };
+    let join = |path: &str| -> String {
+        let path = path.trim_start_matches(":(top)").trim_start_matches(":/");
+        let mut esc = String::with_capacity(path.len() + 8);
+        match &root {
+            Some(r) if !path.starts_with('/') => {
+                esc.push_str(r);
+                esc.push('/');
+            }
+            // Unknown root: judge the path as committed (`**/` would meet every anchored
+            // secret directory); list patterns such as `**/.env` still match it.
+            Some(_) | None => {}
+        }
+        crate::paths::escape_into(path, &mut esc);
+        esc
+    };
+    let mut named = false;
+    let mut after_dashes = false;
+    for w in args {
+        let Some(l) = w.literal() else {
+            // A dynamic revision or path may name any file.
+            e.read_patterns(&["**".to_owned()], false, w.span);
+            named = true;
+            continue;
+        };
+        if !after_dashes {
+            if l == "--" {
+                after_dashes = true;
+                continue;
+            }
+            if l.starts_with('-') {
+                continue;
+            }
+        }
+        // `REV:path` (or `:path`, `:0:path` from the index) names a blob.
+        let path = if after_dashes {
+            Some(l)
+        } else if let Some((rev, path)) = l.split_once(':')
+            && !rev.contains('/')
+            && !path.starts_with("//")
+        {
+            Some(
+                path.rsplit_once(':')
+                    .filter(|(n, _)| n.len() == 1)
+                    .map_or(path, |(_, p)| p),
+            )
+        } else if matches!(
+            sub,
+            "blame" | "annotate" | "diff" | "log" | "whatchanged" | "show" | "archive"
+        ) {
+            // Without `--` a word that is not a revision is a path.
+            Some(l)
+        } else {
+            None
+        };
+        if let Some(path) = path.filter(|p| !p.is_empty()) {
+            named |= after_dashes || l.contains(':');
+            let pat = join(path);
+            e.read_patterns(&[pat], false, w.span);
+        }
+    }
+    // `git grep` with no path searches the whole work tree, like `grep -r x .`.
+    if sub == "grep" && !named {
+        let at = root.clone().unwrap_or_else(|| ".".to_owned());
+        e.read_patterns(&[at], true, span0(words));
+        return;
+    }
+    // A dump not limited to named files, of a repository that may keep secrets.
+    if !named
+        && let Some(r) = &root
+        && let Some(rule) = crate::paths::secret_under(r)
+    {
+        e.add(
+            "secret.read",
+            Class::Destructive,
+            span0(words),
+            format!(
+                "`git {sub}` prints committed files of `{r}`, which may hold secrets (matches `{rule}`)"
+            ),
+        );
     }
 }
 
@@ -1115,17 +1406,25 @@ fn url_scheme(e: &mut Engine<'_>, w: &Word) {
     let Some(pos) = prefix.find("://") else {
         if !plain {
             e.fail("unknown.url", w.span, "the URL is only known at run time");
+        } else if prefix.len() > 5 && prefix[..5].eq_ignore_ascii_case("file:") {
+            // `file:/etc/shadow` (one slash) is a file URL too.
+            file_url_read(e, &prefix[5..], w.span);
+        } else {
+            // No scheme: curl and wget assume http.
+            metadata_url(e, prefix, w.span);
         }
         return;
     };
     let scheme = prefix[..pos].to_ascii_lowercase();
     match scheme.as_str() {
-        "http" | "https" | "ftp" | "ftps" | "sftp" | "scp" => {}
+        "http" | "https" | "ftp" | "ftps" | "sftp" | "scp" => {
+            metadata_url(e, &prefix[pos + 3..], w.span);
+        }
         "file" => {
             let rest = &prefix[pos + 3..];
             let path = rest.find('/').map_or("/", |i| &rest[i..]);
             if w.literal().is_some() {
-                e.read_literal(path, w.span);
+                file_url_read(e, path, w.span);
             } else {
                 e.read_patterns(&["**".to_owned()], false, w.span);
             }
@@ -1138,7 +1437,356 @@ fn url_scheme(e: &mut Engine<'_>, w: &Word) {
     }
 }
 
+/// The path of a `file://` URL as curl opens it: percent-escapes decoded, and curl's own
+/// globbing (`{a,b}`, `[a-z]`) read as a wildcard.
+fn file_url_read(e: &mut Engine<'_>, path: &str, span: Span) {
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let decoded = percent_decode(path);
+    let mut pat = String::with_capacity(decoded.len());
+    let mut depth = 0usize;
+    for c in decoded.chars() {
+        match c {
+            '{' | '[' => {
+                if depth == 0 {
+                    pat.push('*');
+                }
+                depth += 1;
+            }
+            '}' | ']' if depth > 0 => depth -= 1,
+            _ if depth > 0 => {}
+            '*' | '?' | '\\' => {
+                pat.push('\\');
+                pat.push(c);
+            }
+            _ => pat.push(c),
+        }
+    }
+    e.read_patterns(&[pat], false, span);
+}
+
+/// `%XX` escapes decoded (invalid ones kept as typed).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (
+                (b[i + 1] as char).to_digit(16),
+                (b[i + 2] as char).to_digit(16),
+            )
+        {
+            // Two hex digits always fit a byte.
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The host of `rest` (what follows `scheme://`): userinfo, port and brackets removed.
+fn url_host(rest: &str) -> &str {
+    let auth = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let host = auth.rsplit_once('@').map_or(auth, |(_, h)| h);
+    if let Some(h) = host.strip_prefix('[') {
+        return h.split(']').next().unwrap_or(h);
+    }
+    host.rsplit_once(':')
+        .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(host, |(h, _)| h)
+}
+
+/// An IPv4 address in any spelling `inet_aton` accepts (`2852039166`, `0xa9fea9fe`,
+/// `0251.0376.0251.0376`, `169.254.43518`), or IPv6-mapped (`::ffff:169.254.169.254`,
+/// `::ffff:a9fe:a9fe`).
+fn ipv4_any(host: &str) -> Option<u32> {
+    let h = host.to_ascii_lowercase();
+    if let Some(m) = h
+        .strip_prefix("::ffff:")
+        .or_else(|| h.strip_prefix("0:0:0:0:0:ffff:"))
+    {
+        if let Some(v) = ipv4_any(m) {
+            return Some(v);
+        }
+        let (a, b) = m.split_once(':')?;
+        let a = u32::from_str_radix(a, 16).ok()?;
+        let b = u32::from_str_radix(b, 16).ok()?;
+        return (a <= 0xffff && b <= 0xffff).then_some((a << 16) | b);
+    }
+    let parts: Vec<&str> = h.trim_end_matches('.').split('.').collect();
+    if parts.is_empty() || parts.len() > 4 {
+        return None;
+    }
+    let num = |p: &str| -> Option<u64> {
+        if let Some(x) = p.strip_prefix("0x") {
+            u64::from_str_radix(x, 16).ok()
+        } else if p.len() > 1 && p.starts_with('0') {
+            u64::from_str_radix(&p[1..], 8).ok()
+        } else {
+            p.parse::<u64>().ok()
+        }
+    };
+    let vals: Vec<u64> = parts.iter().map(|p| num(p)).collect::<Option<_>>()?;
+    let (last, head) = vals.split_last()?;
+    if head.iter().any(|v| *v > 255) {
+        return None;
+    }
+    let shift = 8 * (4 - head.len() as u32);
+    if shift < 64 && *last >= 1u64 << shift {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for (i, x) in head.iter().enumerate() {
+        v |= x << (24 - 8 * i as u64);
+    }
+    u32::try_from(v | last).ok()
+}
+
+/// Cloud instance-metadata services: they hand out the instance's credentials.
+fn metadata_host(host: &str) -> bool {
+    const ADDRS: &[u32] = &[
+        0xA9FE_A9FE, // 169.254.169.254 (AWS, Azure, GCP, OpenStack, DigitalOcean …)
+        0xA9FE_AA02, // 169.254.170.2 (ECS task credentials)
+        0x6464_64C8, // 100.100.100.200 (Alibaba)
+        0xA9FE_A9FD, // 169.254.169.253
+    ];
+    let h = host.trim_end_matches('.').to_ascii_lowercase();
+    if ipv4_any(&h).is_some_and(|v| ADDRS.contains(&v)) {
+        return true;
+    }
+    matches!(
+        h.as_str(),
+        "metadata.google.internal"
+            | "metadata"
+            | "metadata.goog"
+            | "instance-data"
+            | "instance-data.ec2.internal"
+    ) || h.starts_with("fd00:ec2:")
+        || h.contains("169.254.169.254")
+        || h.contains("169-254-169-254")
+        || h.contains("a9fea9fe")
+}
+
+/// A request to a metadata service asks unless its path is a harmless instance fact.
+fn metadata_url(e: &mut Engine<'_>, rest: &str, span: Span) {
+    let host = url_host(rest);
+    if !metadata_host(host) {
+        return;
+    }
+    let path = rest[rest.find('/').unwrap_or(rest.len())..].to_ascii_lowercase();
+    let path = percent_decode(&path);
+    const HARMLESS: &[&str] = &[
+        "instance-id",
+        "instance-type",
+        "hostname",
+        "local-hostname",
+        "local-ipv4",
+        "public-ipv4",
+        "placement",
+        "availability-zone",
+        "region",
+        "ami-id",
+        "/zone",
+        "machine-type",
+        "/name",
+        "/id",
+        "network/interfaces",
+        "mac",
+        "/compute/location",
+        "/compute/vmsize",
+    ];
+    let credential = [
+        "credential",
+        "token",
+        "identity",
+        "service-account",
+        "iam",
+        "user-data",
+        "userdata",
+        "attributes",
+        "secret",
+        "key",
+        "password",
+        "recursive",
+        "auth",
+        "oauth",
+    ]
+    .iter()
+    .any(|w| path.contains(w));
+    if credential || !HARMLESS.iter().any(|h| path.contains(h)) {
+        e.add(
+            "secret.metadata",
+            Class::Destructive,
+            span,
+            "reads the cloud instance-metadata service, which hands out the instance's credentials",
+        );
+    }
+}
+
+/// Is this a Docker-compatible API endpoint (a docker/podman socket, or the daemon's TCP
+/// ports)? Its API runs containers as root and returns their environment.
+fn docker_api(socket: Option<&str>, url_rest: &str) -> bool {
+    if let Some(s) = socket {
+        let base = s.rsplit('/').next().unwrap_or(s).to_ascii_lowercase();
+        return base.contains("docker") || base.contains("podman") || base.contains("containerd");
+    }
+    let auth = url_rest.split(['/', '?', '#']).next().unwrap_or(url_rest);
+    auth.rsplit_once(':')
+        .is_some_and(|(_, port)| matches!(port, "2375" | "2376"))
+}
+
+/// Docker API requests: only GETs of listings and daemon facts are reads; every other
+/// request changes containers (as root) or returns environments, secrets and files.
+fn docker_request(e: &mut Engine<'_>, get: bool, rest: &str, span: Span) {
+    let path = rest[rest.find('/').unwrap_or(rest.len())..].to_ascii_lowercase();
+    let path = path.split(['?', '#']).next().unwrap_or(&path);
+    // `/v1.43/containers/json` → `/containers/json`.
+    let path = match path.strip_prefix("/v") {
+        Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => {
+            &r[r.find('/').unwrap_or(r.len())..]
+        }
+        _ => path,
+    };
+    const LISTINGS: &[&str] = &[
+        "/_ping",
+        "/version",
+        "/info",
+        "/containers/json",
+        "/images/json",
+        "/networks",
+        "/volumes",
+        "/system/df",
+        "/nodes",
+        "/plugins",
+    ];
+    let listing = LISTINGS.contains(&path.trim_end_matches('/'))
+        || (path.starts_with("/containers/") && path.ends_with("/stats"));
+    if !(get && listing) {
+        e.add(
+            "secret.docker_api",
+            Class::Destructive,
+            span,
+            "talks to the Docker API: anything but a listing runs containers as root or returns their environment, secrets or files",
+        );
+    }
+}
+
 fn curl(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
+    // The Docker API (over its socket or TCP port) and file reads hidden in `@FILE` values.
+    let method = p
+        .values("--request")
+        .last()
+        .map(|o| o.value.literal().map(str::to_ascii_uppercase));
+    let sends = p.occ.iter().any(|o| CURL_DATA.contains(&o.opt.id.as_str())) && !p.has("--get");
+    let get = match &method {
+        Some(Some(m)) => m == "GET" || m == "HEAD",
+        Some(None) => false,
+        None => !sends,
+    };
+    let socket = p
+        .occ
+        .iter()
+        .filter(|o| {
+            matches!(
+                o.opt.id.as_str(),
+                "--unix-socket" | "--abstract-unix-socket"
+            )
+        })
+        .map(|o| o.value.literal())
+        .next_back();
+    let urls: Vec<(String, Span)> = p
+        .operands
+        .iter()
+        .map(|&i| &words[i])
+        .chain(p.values("--url").filter_map(|o| match o.value {
+            Val::Word(w) => Some(w),
+            _ => None,
+        }))
+        .map(|w| {
+            let lit = match w.parts.first() {
+                Some(Part::Lit(s)) => s.as_str(),
+                _ => "",
+            };
+            (
+                lit.split_once("://").map_or(lit, |(_, r)| r).to_owned(),
+                w.span,
+            )
+        })
+        .collect();
+    match socket {
+        Some(None) => e.fail(
+            "unknown.curl",
+            span0(words),
+            "the socket is only known at run time",
+        ),
+        Some(Some(sock)) if docker_api(Some(sock), "") => {
+            for (rest, span) in &urls {
+                docker_request(e, get, rest, *span);
+            }
+        }
+        _ => {
+            for (rest, span) in &urls {
+                if docker_api(None, rest) {
+                    docker_request(e, get, rest, *span);
+                }
+            }
+        }
+    }
+    // `--resolve`/`--connect-to` can send any host name to a metadata address.
+    for o in p
+        .occ
+        .iter()
+        .filter(|o| matches!(o.opt.id.as_str(), "--resolve" | "--connect-to" | "--proxy"))
+    {
+        let v = o.value.literal().unwrap_or("");
+        if v.split([':', ',', '[', ']', '/', '@']).any(metadata_host) {
+            e.add(
+                "secret.metadata",
+                Class::Destructive,
+                words[o.word].span,
+                "routes the request to the cloud instance-metadata service",
+            );
+        }
+    }
+    for o in &p.occ {
+        let id = o.opt.id.as_str();
+        let span = words[o.word].span;
+        let file = match (id, o.value.literal()) {
+            // `-w @FILE` reads the format (and so prints the file).
+            ("--write-out", Some(v)) => v.strip_prefix('@'),
+            // `name@FILE` or `@FILE` (a `=` first makes it content).
+            ("--url-query" | "--data-urlencode", Some(v)) => v
+                .trim_start_matches('+')
+                .split_once('@')
+                .filter(|(name, _)| !name.contains('='))
+                .map(|(_, f)| f),
+            ("--proto-default", Some(v))
+                if !v.eq_ignore_ascii_case("http") && !v.eq_ignore_ascii_case("https") =>
+            {
+                // Scheme-less URLs would use this protocol (`file`).
+                for &i in &p.operands {
+                    e.read_target(&words[i], false);
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(f) = file
+            && f != "-"
+        {
+            e.read_literal(f, span);
+        } else if matches!(id, "--url-query") && o.value.literal().is_none() && o.value.is_some() {
+            e.read_patterns(&["**".to_owned()], false, span);
+        }
+    }
+    curl_core(e, p, words, off, ao);
+}
+
+fn curl_core(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
     let get = p.has("--get") || p.has("--head");
     for o in &p.occ {
         let id = o.opt.id.as_str();
@@ -2058,6 +2706,69 @@ fn container_inspect(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
 }
 
+/// `docker top C [ps options]`: BSD `e` (`e`, `aux e`, `auxeww`) appends each process's
+/// environment (the container's credentials).
+fn container_top(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    for &i in p.operands.iter().skip(1) {
+        let shows_env = match words[i].literal() {
+            Some(w) => {
+                !w.starts_with('-') && w.bytes().all(|c| c.is_ascii_alphabetic()) && w.contains('e')
+            }
+            None => true,
+        };
+        if shows_env {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                words[i].span,
+                "prints the environment of a container's processes (service credentials)",
+            );
+            return;
+        }
+    }
+}
+
+/// `systemctl show` prints every property, the unit's `Environment=` (service passwords)
+/// included, unless `-p`/`-P` names only properties that hold none.
+fn unit_show(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let mut filtered = false;
+    for o in p
+        .occ
+        .iter()
+        .filter(|o| matches!(o.opt.id.as_str(), "--property" | "-P"))
+    {
+        filtered = true;
+        let shows_env = o.value.literal().is_none_or(|v| {
+            v.split(',').any(|prop| {
+                let prop = prop.trim().to_ascii_lowercase();
+                // `EnvironmentFiles` lists paths only.
+                (prop.contains("environment") && prop != "environmentfiles")
+                    || prop.starts_with("exec") && !prop.starts_with("execmain")
+                    || prop.contains("credential")
+                    || prop.contains("setcredential")
+                    || prop.is_empty()
+            })
+        });
+        if shows_env {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                words[o.word].span,
+                "prints a unit's environment or command lines (service credentials)",
+            );
+            return;
+        }
+    }
+    if !filtered {
+        e.add(
+            "secret.environment",
+            Class::Destructive,
+            span0(words),
+            "prints every property of the unit, its environment included (service credentials)",
+        );
+    }
+}
+
 /// BSD-style `ps e` (`ps eww`, `ps auxe`) appends each process's environment to its
 /// command line: the credentials services were started with. The spec is lenient, so
 /// operands here include the values of options; those are skipped.
@@ -2529,7 +3240,9 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
                         return;
                     }
                     let found_pat = if l == "-execdir" {
-                        format!("./{}", "*")
+                        // `./NAME` in the file's own directory: the name part of what is found.
+                        let name = found.rsplit('/').next().filter(|n| !n.contains("**"));
+                        format!("./{}", name.unwrap_or("*"))
                     } else {
                         found.clone()
                     };
@@ -2558,7 +3271,23 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
                         })
                         .collect();
                     let saved = e.depth;
+                    // `-execdir` runs in the directory of each file found: somewhere under
+                    // the starting point (relative paths in the command resolve there).
+                    let saved_cwd = (l == "-execdir").then(|| e.cwd.clone());
+                    if l == "-execdir" {
+                        e.cwd = match resolved.as_slice() {
+                            [r] if !r.starts_with("**") => {
+                                let mut d = r.trim_end_matches('/').to_owned();
+                                d.push_str("/**");
+                                Some(d.into())
+                            }
+                            _ => None,
+                        };
+                    }
                     e.argv(&inner, off + start, ao);
+                    if let Some(c) = saved_cwd {
+                        e.cwd = c;
+                    }
                     e.depth = saved;
                     i = end + 1;
                 }
@@ -2623,7 +3352,15 @@ fn cd(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         [] => e.cwd = Some("~".into()),
         [w] => {
             let (pats, known) = e.pattern(w);
-            if known && pats.len() == 1 && !crate::paths::has_meta(&pats[0]) && pats[0] != "-" {
+            // Through `..` the directory may be anywhere (a symlink before it).
+            let through_link = crate::paths::dotdot_tail(&pats[0]).is_some()
+                && pats[0].trim_start_matches("./").contains("/..");
+            if known
+                && pats.len() == 1
+                && !crate::paths::has_meta(&pats[0])
+                && pats[0] != "-"
+                && !through_link
+            {
                 let r = crate::paths::resolve(&pats[0], e.cwd.as_deref());
                 e.cwd = if r.starts_with("**") {
                     None

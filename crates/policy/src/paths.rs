@@ -17,6 +17,10 @@ const PROTECTED_WRITE: &[&str] = &[
     "/etc/gshadow",
     "/etc/fstab",
     "/etc/crypttab",
+    // Its existence stops every non-root login.
+    "/etc/nologin",
+    "/run/nologin",
+    "/var/run/nologin",
     "/etc/pam.d/**",
     "/etc/security/**",
     "/etc/ld.so.preload",
@@ -174,6 +178,23 @@ const SECRET_SYSTEM: &[&str] = &[
     "/var/lib/samba/private/**",
     // Node keys of the tailnet.
     "/var/lib/tailscale/**",
+    // Descriptors the shell may have open (a directory fd is another root).
+    "/dev/fd/[3-9]*",
+    "/dev/fd/[12][0-9]*",
+    "/dev/fd/*/**",
+    // Disk-unlock keys, SSSD's bind password and cache, Salt's PKI.
+    "/etc/luks-keys/**",
+    "/etc/keys/**",
+    "/etc/sssd/sssd.conf",
+    "/etc/sssd/conf.d/**",
+    "/var/lib/sss/secrets/**",
+    "/var/lib/sss/db/**",
+    "/etc/salt/pki/**",
+    "/etc/cryptsetup-keys.d/**",
+    "/run/cryptsetup-keys.d/**",
+    "/etc/tcb/**",
+    "/var/backups/*shadow*",
+    "/var/backups/group.bak",
 ];
 
 /// Reading these discloses secrets: always asks (with `SECRET_SYSTEM`).
@@ -270,6 +291,22 @@ const SECRET_READ: &[&str] = &[
     "**/.vault-token",
     "**/.env",
     "**/.bash_history",
+    "**/.*_history",
+    "**/.lesshst",
+    "**/.viminfo",
+    "**/.npmrc",
+    "**/.yarnrc.yml",
+    "**/.erlang.cookie",
+    "**/*.keytab",
+    "**/*.ppk",
+    "**/*.ovpn",
+    "**/.composer/auth.json",
+    "**/composer/auth.json",
+    "**/secring.*",
+    // Combined certificate and key bundles (HAProxy, Salt, PKCS#12, Java keystores).
+    "**/haproxy/**.pem",
+    "**/private/*.pem",
+    "**/keys/*.pem",
     "**/.zsh_history",
     "**/.mysql_history",
     "**/.psql_history",
@@ -385,6 +422,16 @@ const SECRET_DIRS: &[&str] = &[
     "~/.netrc",
     "~/.*_history",
     "/dev/**",
+    // Other systems' root filesystems (containers, guests, machines).
+    "/var/lib/lxc/**",
+    "/var/lib/lxd/**",
+    "/var/snap/lxd/**",
+    "/var/lib/incus/**",
+    "/var/lib/docker/overlay2/**",
+    "/var/lib/containers/storage/**",
+    "/var/lib/machines/**",
+    "/etc/salt/pki/**",
+    "/etc/luks-keys/**",
 ];
 
 /// Suffixes that mark public halves of key pairs.
@@ -501,11 +548,129 @@ fn close_small(toks: &[Tok], mut set: u128) -> u128 {
     set
 }
 
-/// Does reading `pat` (a resolved path pattern) possibly disclose a secret?
+/// Words in a file's name that say it holds a secret (a path list is never complete):
+/// `api_token`, `db-credentials.txt`, `shadow.bak`, `tls.key.orig`, `deploy_rsa`,
+/// `.erlang.cookie`, `.python_history`. Matched case-insensitively in the last component.
+const SECRET_NAME_WORDS: &[&str] = &[
+    "secret",
+    "token",
+    "credential",
+    "passwd",
+    "password",
+    "passphrase",
+    "shadow",
+    ".key",
+    "keyfile",
+    "_rsa",
+    "_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "vault",
+    "cookie",
+    "_history",
+    "histfile",
+    "kubeconfig",
+    ".lesshst",
+    ".viminfo",
+    ".npmrc",
+    ".netrc",
+    ".pgpass",
+    "authkey",
+];
+
+/// Names containing a word above that are public by convention.
+fn public_name(name: &str) -> bool {
+    // The account list and its backups hold no hashes (those are in `shadow`).
+    let n = name.as_bytes();
+    n.len() >= 6 && n[..6].eq_ignore_ascii_case(b"passwd")
+        || name.eq_ignore_ascii_case("shadow.5.gz")
+        // Ansible's vault files are encrypted at rest.
+        || name == "vault.yml"
+        || name == "vault.yaml"
+}
+
+static SECRET_NAMES: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+    std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(SECRET_NAME_WORDS)
+            .ok()
+    });
+
+/// Does the last component of `pat` name a secret (`SECRET_NAME_WORDS`)? Only its literal
+/// text counts: `*token*` is a search, but `api_token*` names one.
+fn secret_name(pat: &str) -> bool {
+    let name = pat.rsplit('/').next().unwrap_or(pat);
+    if name.is_empty() || public_name(name) {
+        return false;
+    }
+    // `.env` variants: `.env.local`, `env.prod`, `prod.env`.
+    let lower_starts = |p: &str| {
+        name.len() >= p.len() && name.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+    };
+    if lower_starts(".env") || lower_starts("env.") {
+        return true;
+    }
+    match &*SECRET_NAMES {
+        Some(ac) => ac.is_match(name),
+        // The automaton always builds from the fixed list; fail closed if it did not.
+        None => true,
+    }
+}
+
+/// Directory components after which a path may continue inside another system's root
+/// filesystem (a guest subvolume, a container's rootfs, a mounted image or chroot).
+const REROOT_AT: &[&str] = &["/etc/", "/root/", "/home/", "/var/", "/run/"];
+
+/// The suffixes of `pat` that start at a system directory below its first component:
+/// `/var/lib/lxc/web/rootfs/etc/shadow` may be a guest's `/etc/shadow`.
+fn guest_suffixes(pat: &str) -> impl Iterator<Item = &str> {
+    pat.match_indices('/')
+        .filter(|&(i, _)| i > 0)
+        .map(move |(i, _)| &pat[i..])
+        .filter(|rest| {
+            REROOT_AT
+                .iter()
+                .any(|r| rest.starts_with(r) || rest.len() + 1 == r.len() && r.starts_with(rest))
+        })
+}
+
+/// Roots of other systems' filesystems: reading below them recursively reads their
+/// `/etc/shadow` and `/root`.
+const GUEST_ROOTS: &[&str] = &[
+    "**/rootfs",
+    "**/subvol-*-disk-*",
+    "**/vm-*-disk-*",
+    "/var/lib/docker/overlay2/*/merged",
+    "/var/lib/docker/overlay2/*/diff",
+    "/var/lib/containers/storage/overlay/*/merged",
+    "/var/lib/containers/storage/overlay/*/diff",
+    "/var/lib/machines/*",
+    "/mnt/*",
+    "/proc/[0-9]*/root",
+    "/proc/self/root",
+    "/proc/[0-9]*/cwd",
+    "/proc/self/cwd",
+];
+
+/// Does reading `pat` (a resolved path pattern) possibly disclose a secret? Also checks
+/// each suffix that may be the same file inside a guest's root filesystem.
 pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
+    if let Some(s) = secret_read_here(pat) {
+        return Some(s);
+    }
+    guest_suffixes(pat).find_map(secret_read_here)
+}
+
+fn secret_read_here(pat: &str) -> Option<&'static str> {
     if PUBLIC_SUFFIXES.iter().any(|s| pat.ends_with(s)) {
         return None;
     }
+    // The lists first (their rule names the file), then the name's own words.
+    secret_listed(pat).or_else(|| secret_name(pat).then_some("a file named for a secret"))
+}
+
+fn secret_listed(pat: &str) -> Option<&'static str> {
     if pat == "**" || pat == "**/*" {
         return Some("**");
     }
@@ -542,8 +707,20 @@ pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
     overlaps_any(pat, &SECRETS)
 }
 
-/// Does a recursive read under directory `dir` possibly disclose a secret?
+/// Does a recursive read under directory `dir` possibly disclose a secret? A guest's
+/// root filesystem counts as `/`, and a system directory inside one as itself.
 pub(crate) fn secret_under(dir: &str) -> Option<&'static str> {
+    if let Some(s) = secret_under_here(dir) {
+        return Some(s);
+    }
+    let trimmed = dir.trim_end_matches('/');
+    if let Some(root) = overlaps_any(trimmed, &GUEST_ROOT_LIST) {
+        return Some(root);
+    }
+    guest_suffixes(trimmed).find_map(secret_under_here)
+}
+
+fn secret_under_here(dir: &str) -> Option<&'static str> {
     // The operand itself may be a file (`grep -r x /opt/*/.env` reads those files).
     if let Some(s) = secret_read(dir) {
         return Some(s);
@@ -669,6 +846,8 @@ static PROTECTED: std::sync::LazyLock<Compiled> =
     std::sync::LazyLock::new(|| Compiled::new(&[PROTECTED_WRITE]));
 static SECRETS: std::sync::LazyLock<Compiled> =
     std::sync::LazyLock::new(|| Compiled::new(&[SECRET_SYSTEM, SECRET_READ]));
+static GUEST_ROOT_LIST: std::sync::LazyLock<Compiled> =
+    std::sync::LazyLock::new(|| Compiled::new(&[GUEST_ROOTS]));
 static SECRET_DIR_LIST: std::sync::LazyLock<Compiled> =
     std::sync::LazyLock::new(|| Compiled::new(&[SECRET_SYSTEM, SECRET_DIRS]));
 
@@ -781,6 +960,25 @@ pub(crate) fn escape_into(s: &str, out: &mut String) {
         }
         out.push(c);
     }
+}
+
+/// What follows the last `..` of `pat`, as an absolute path. Any component before a `..`
+/// may be a symlink (`/var/run` is `/run`, `/proc/self/cwd` is another tree), so the
+/// lexical answer of [`resolve`] is only one of the places the path reaches; the tail is
+/// the file it names wherever it lands, and is judged as if at the root (secret lists
+/// also match inside guests' roots, see `guest_suffixes`).
+pub(crate) fn dotdot_tail(pat: &str) -> Option<String> {
+    let i = pat.rfind("..")?;
+    let before_ok = i == 0 || pat.as_bytes()[i - 1] == b'/';
+    let after = &pat[i + 2..];
+    if !before_ok || !(after.is_empty() || after.starts_with('/')) {
+        return None;
+    }
+    // A `..` at the start of a relative path under a known directory resolves lexically
+    // only if nothing before it is a link; the tail covers the other case.
+    let rest = after.trim_start_matches('/');
+    let tail = normalize(Cow::Owned(format!("/{rest}")));
+    Some(tail.into_owned())
 }
 
 /// Normalises `.`, `..` and repeated slashes; relative paths are resolved against
@@ -1346,6 +1544,14 @@ mod tests {
         assert_eq!(resolve("cron.d/x", Some("/etc")), "/etc/cron.d/x");
         assert_eq!(resolve("/a//b/", None), "/a/b");
         assert_eq!(resolve("/etc/../etc/./shadow", None), "/etc/shadow");
+        // `..` after a component that may be a symlink: the tail is judged too.
+        assert_eq!(
+            dotdot_tail("/var/run/../etc/shadow").as_deref(),
+            Some("/etc/shadow")
+        );
+        assert_eq!(dotdot_tail("/a/../../b/./c").as_deref(), Some("/b/c"));
+        assert_eq!(dotdot_tail("/a/b..c/d"), None);
+        assert_eq!(dotdot_tail("/etc/shadow"), None);
         assert_eq!(resolve("x", None), "**/x");
         assert_eq!(resolve(".bashrc", Some("~")), "~/.bashrc");
     }

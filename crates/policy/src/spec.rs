@@ -121,6 +121,7 @@ struct RawCmd {
     #[serde(default)]
     protect: Vec<RawProtect>,
     dry_run_class: Option<String>,
+    implicit_dot: Option<bool>,
     reason: Option<String>,
     #[serde(default, rename = "match")]
     matches: Vec<String>,
@@ -171,6 +172,11 @@ pub(crate) struct Effects {
     pub quiet: bool,
     pub recursive: bool,
     pub pattern: bool,
+    /// The value is the working directory for the rest of the command (`tar -C`,
+    /// `make -C`, `env --chdir`, `sudo -D`): relative paths resolve against it.
+    pub chdir: bool,
+    /// The write happens in a dry run too (`rsync -n --log-file=F`).
+    pub always: bool,
     pub mode: Option<Class>,
 }
 
@@ -182,6 +188,7 @@ impl Effects {
             || self.write
             || self.read
             || self.rread
+            || self.chdir
             || self.mode.is_some_and(|c| c > Class::ReadOnly)
     }
 }
@@ -265,6 +272,8 @@ impl OptTable {
                         "quiet" => fx.quiet = true,
                         "recursive" => fx.recursive = true,
                         "pattern" => fx.pattern = true,
+                        "chdir" => fx.chdir = true,
+                        "always" => fx.always = true,
                         m if m.starts_with("mode=") => {
                             fx.mode = Some(
                                 parse_class(&m[5..])
@@ -427,6 +436,15 @@ impl Roles {
         self.repeat.unwrap_or(Role::Any)
     }
 
+    /// Does any operand position write (`uniq IN OUT`, `cp … DEST`)?
+    pub(crate) fn has_write(&self) -> bool {
+        self.before
+            .iter()
+            .chain(&self.after)
+            .chain(self.repeat.iter())
+            .any(|r| *r == Role::Write)
+    }
+
     pub(crate) fn has_pattern(&self) -> bool {
         self.before.first() == Some(&Role::Pattern)
     }
@@ -472,6 +490,9 @@ pub(crate) struct CmdSpec {
     pub handler: Option<Handler>,
     pub protect: Vec<Protect>,
     pub dry_run_class: Class,
+    /// With no path operand the command reads the working directory (`grep -r x`,
+    /// `rg x`): the implicit operand is `.`.
+    pub implicit_dot: bool,
     pub reason: String,
     pub matches: Vec<String>,
     pub not_match: Vec<String>,
@@ -649,6 +670,7 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
         handler,
         protect,
         dry_run_class,
+        implicit_dot: raw.implicit_dot.unwrap_or(false),
         reason,
         matches: raw.matches,
         not_match: raw.not_match,

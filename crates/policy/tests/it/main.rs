@@ -7,3 +7,4 @@ mod corpus;
 mod metamorphic;
 mod props;
 mod specs;
+mod targets;
