@@ -106,7 +106,7 @@ fn role(name: &str) -> Role {
 /// secret words somewhere (the words themselves are judged in code, not here).
 macro_rules! name {
     () => {
-        r"(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:pass|pw|secret|token|key|auth|credential|creds|salt|cookie|sess)[A-Za-z0-9_.\-]*"
+        r"(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:pass|pw|psk|secret|token|key|auth|credential|creds|salt|cookie|sess)[A-Za-z0-9_.\-]*"
     };
 }
 
@@ -276,6 +276,7 @@ static TRIGGERS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
             "cookie",
             "pass",
             "pw",
+            "psk",
             "secret",
             "token",
             "key",
@@ -691,7 +692,7 @@ fn word_kind(w: &str, prev: Option<&str>) -> Option<Kind> {
 fn singular_word_kind(w: &str, prev: Option<&str>) -> Option<Kind> {
     let kind = match w {
         "password" | "passwd" | "passphrase" | "pass" | "pwd" | "pw" | "requirepass"
-        | "masterauth" | "masterpass" | "userpass" | "dbpass" | "rootpw" | "bindpw" => {
+        | "masterauth" | "masterpass" | "userpass" | "dbpass" | "rootpw" | "bindpw" | "psk" => {
             Kind::Password
         }
         "secret" | "credential" | "cred" | "auth" => Kind::Secret,

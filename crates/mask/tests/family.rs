@@ -458,6 +458,12 @@ const SECRET_NAMES: &[&str] = &[
     "bind_pw",
     "xsrftoken",
     "PVEAPIToken",
+    "psk",
+    "wpa_psk",
+    "wpa_passphrase",
+    "_authToken",
+    "client-key-data",
+    "auth",
 ];
 
 /// How a name and a value are joined, as `(line, value as it appears)`.

@@ -167,10 +167,22 @@ fn c2_secrets_in_command_output_never_reach_the_stored_row() {
     t.store.start_execution(e.id).unwrap();
     let mut result = finished(&output);
     result.stderr = format!("warning: DB_PASS={} is weak", secrets[4]).into_bytes();
+    result.error = Some(format!("exit note: MYSQL_PWD={} rejected", secrets[2]));
     let row = t.store.finish_execution(e.id, &result).unwrap();
     let again = t.store.get_execution(e.id).unwrap();
     for s in secrets {
-        for text in [&row.stdout, &row.stderr, &again.stdout, &again.stderr] {
+        let errors = [
+            row.error.clone().unwrap_or_default(),
+            again.error.clone().unwrap_or_default(),
+        ];
+        for text in [
+            &row.stdout,
+            &row.stderr,
+            &again.stdout,
+            &again.stderr,
+            &errors[0],
+            &errors[1],
+        ] {
             assert!(!text.contains(s), "{s} stored in {text}");
         }
     }
