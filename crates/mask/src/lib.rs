@@ -168,9 +168,9 @@ const PATTERN: &str = concat!(
     // Command-line flags with a separate value: --password x, --api-key x.
     r"|(?:^|[\s\x22'])(?P<k3>--?[A-Za-z0-9\-]*(?i:password|passwd|passphrase|secret|token|api-key|apikey|auth-key|access-key|secret-key|private-key))[ \t]+(?:\x22(?P<v3a>[^\x22\r\n]*)\x22|'(?P<v3b>[^'\r\n]*)'|(?P<v3c>[^\s\x22'\-][^\s\x22']*))",
     // mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET.
-    r"|(?-u:\b)mysql(?:dump|admin|check|import|show|slap)?(?-u:\b)[^\r\n|;&]*?[ \t]-p(?P<pw2>[^\s'\x22]+)",
-    r"|(?-u:\b)sshpass[ \t]+(?:-[A-Za-z]+[ \t]+)*?-p[ \t]*(?P<pw3>[^\s'\x22]+)",
-    r"|(?-u:\b)redis-cli[^\r\n|;&]*?[ \t](?:-a|--pass)[ \t]+(?P<pw4>[^\s'\x22]+)",
+    r"|(?-u:\b)mysql(?:dump|admin|check|import|show|slap)?(?-u:\b)[^\r\n|;&]*?[ \t]-p(?P<pw2>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
+    r"|(?-u:\b)sshpass[ \t]+(?:-[A-Za-z]+[ \t]+)*?-p[ \t]*(?P<pw3>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
+    r"|(?-u:\b)redis-cli[^\r\n|;&]*?[ \t](?:-a|--pass)[ \t]+(?P<pw4>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
     // PHP define('DB_PASSWORD', 'value').
     r#"|define\([ \t]*['"](?P<k4>[A-Za-z0-9_.\-]+)['"][ \t]*,[ \t]*(?:'(?P<v4a>[^'\r\n]*)'|"(?P<v4b>[^"\r\n]*)")"#,
     // XML elements: <password>value</password>.
