@@ -418,7 +418,12 @@ async fn iterate(
             } else {
                 crate::runner::dispatch(agent, session, flags, call, cancel).await
             };
-            let result = crate::runner::cap_result(&outcome.text, config.max_tool_result_chars);
+            // Masked here too, so the live event carries what the store keeps (A6).
+            let result = nomos_store::redact(&crate::runner::cap_result(
+                &outcome.text,
+                config.max_tool_result_chars,
+            ))
+            .into_owned();
             store.set_tool_result(placeholder.id, &call.id, &result, outcome.is_error)?;
             store.record_audit(&nomos_store::NewAudit {
                 session_id: Some(session),

@@ -55,27 +55,66 @@ pub(crate) fn lock_path(data_dir: &Path) -> PathBuf {
     data_dir.join("auth-refresh.lock")
 }
 
+/// Opens (creating) the lock file private to the user: a missing data directory is created
+/// `0700`, the file `0600` at creation, and an existing one left readable is tightened.
 fn open(path: &Path) -> Result<File, AuthError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| AuthError::Lock {
-            message: format!("{}: {e}", dir.display()),
-        })?;
+    let lock_err = |p: &Path, e: std::io::Error| AuthError::Lock {
+        message: format!("{}: {e}", p.display()),
+    };
+    if let Some(dir) = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+    {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir).map_err(|e| lock_err(dir, e))?;
     }
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|e| AuthError::Lock {
-            message: format!("{}: {e}", path.display()),
-        })
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).read(true).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(path).map_err(|e| lock_err(path, e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = file
+            .metadata()
+            .map_err(|e| lock_err(path, e))?
+            .permissions()
+            .mode()
+            & 0o7777;
+        if mode & 0o077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(mode & !0o077))
+                .map_err(|e| lock_err(path, e))?;
+        }
+    }
+    Ok(file)
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    /// C1: the lock file is created 0600 in a 0700 directory, and an existing one left
+    /// readable is tightened.
+    #[cfg(unix)]
+    #[test]
+    fn c1_the_lock_file_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("fresh/data");
+        let path = lock_path(&data);
+        drop(open(&path).unwrap());
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&data), 0o700);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(open(&path).unwrap());
+        assert_eq!(mode(&path), 0o600);
+    }
 
     #[tokio::test]
     async fn second_holder_waits_then_times_out_and_gets_it_after_release() {

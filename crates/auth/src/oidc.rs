@@ -98,6 +98,14 @@ pub(crate) struct PendingLogin {
     verifier: PkceCodeVerifier,
 }
 
+impl PendingLogin {
+    /// The `state` this login sent; the loopback listener lets only a redirect carrying it
+    /// through.
+    pub(crate) fn state(&self) -> Secret {
+        Secret::new(self.csrf.secret().clone())
+    }
+}
+
 /// A discovered provider.
 pub(crate) struct Oidc {
     client: Client,

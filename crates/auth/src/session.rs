@@ -289,6 +289,10 @@ impl Session {
         let oidc = self.oidc().await?;
         let mut loopback = Loopback::bind().await?;
         let pending = oidc.begin_login(&loopback.redirect_uri())?;
+        // Any local process can reach the listener: only a redirect carrying this login's
+        // `state` (and a code or an error) ends the wait; anything else is answered 400 and
+        // the login keeps waiting for the real one or its timeout.
+        loopback.expect_state(pending.state());
         tracing::info!(issuer = %cfg.issuer, "opening the browser for sign-in");
         let redirect = {
             let open = browser.open(&pending.auth_url);

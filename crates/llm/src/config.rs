@@ -72,18 +72,31 @@ pub enum Service {
 }
 
 impl Service {
-    fn from_base_url(url: &str) -> Self {
-        let u = url.to_ascii_lowercase();
-        if u.contains("api.openai.com") {
-            Self::OpenAi
-        } else if u.contains("openrouter.ai") {
-            Self::OpenRouter
-        } else if u.contains("anthropic.com") {
-            Self::Anthropic
-        } else if u.contains(":11434") {
-            Self::Ollama
-        } else {
-            Self::Custom
+    /// The service a base URL points at, by its exact host (parsed, so
+    /// `https://api.openai.com@evil.tld`, `https://api.openai.com.evil.tld` and
+    /// `https://evil.tld/api.openai.com` are not OpenAI). Upper case, a trailing dot and the
+    /// default port are the same host; another port is another service.
+    pub(crate) fn from_base_url(url: &str) -> Self {
+        let Ok(u) = reqwest::Url::parse(url.trim()) else {
+            return Self::Custom;
+        };
+        let Some(host) = u.host_str() else {
+            return Self::Custom;
+        };
+        let host = host.strip_suffix('.').unwrap_or(host);
+        // The parser drops a scheme's default port, so `port()` is `None` exactly then.
+        let default_port = u.port().is_none();
+        if u.port() == Some(11434) {
+            return Self::Ollama;
+        }
+        if !default_port || !u.username().is_empty() || u.password().is_some() {
+            return Self::Custom;
+        }
+        match host {
+            "api.openai.com" => Self::OpenAi,
+            "openrouter.ai" => Self::OpenRouter,
+            "api.anthropic.com" => Self::Anthropic,
+            _ => Self::Custom,
         }
     }
 
@@ -165,19 +178,26 @@ pub struct ResolvedConfig {
 
 impl ResolvedConfig {
     /// The keyring account under which the auth layer stores this endpoint's key: the
-    /// endpoint's host (and port), so keys for two servers never mix.
+    /// endpoint's scheme, host and port (`llm:https://api.openai.com:443`), so keys for two
+    /// servers, or for the same host over another scheme or port, never mix.
     pub fn keyring_account(&self) -> String {
-        let host = reqwest::Url::parse(&self.base_url)
-            .ok()
-            .and_then(|u| {
-                u.host_str().map(|h| match u.port() {
-                    Some(p) => format!("{h}:{p}"),
-                    None => h.to_owned(),
-                })
-            })
-            .unwrap_or_else(|| self.base_url.clone());
-        format!("llm:{host}")
+        endpoint_account(&self.base_url)
     }
+}
+
+/// `llm:<scheme>://<host>:<port>` for a base URL; the host as the URL parser normalises it
+/// (lower case, IDN as punycode) without a trailing dot, the port explicit.
+pub fn endpoint_account(base_url: &str) -> String {
+    let origin = reqwest::Url::parse(base_url.trim()).ok().and_then(|u| {
+        let host = u.host_str()?;
+        let host = host.strip_suffix('.').unwrap_or(host);
+        let port = u.port_or_known_default()?;
+        Some(format!("{}://{host}:{port}", u.scheme()))
+    });
+    format!(
+        "llm:{}",
+        origin.unwrap_or_else(|| base_url.trim().to_owned())
+    )
 }
 
 fn non_blank(v: Option<String>) -> Option<String> {
@@ -305,6 +325,17 @@ pub fn resolve_config(
             ),
         })?;
 
+    let url = reqwest::Url::parse(&base_url).map_err(|e| LlmError::Config {
+        message: format!("invalid base URL {base_url:?}: {e}"),
+    })?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(LlmError::Config {
+            message: "the base URL must not hold a user name or password; store the key with \
+                      the API key setting instead"
+                .to_owned(),
+        });
+    }
+    let cleartext = crate::transport::refuse_cleartext_credential(&url);
     let credential = if let Some(key) = var(ENV_API_KEY) {
         Credential::Env {
             var: ENV_API_KEY.to_owned(),
@@ -318,11 +349,15 @@ pub fn resolve_config(
             var: name.to_owned(),
             key: Secret::new(key),
         }
-    } else if reqwest::Url::parse(&base_url).is_ok_and(|u| is_loopback(&u)) {
+    } else if is_loopback(&url) {
         Credential::None
     } else {
         Credential::Stored
     };
+    // A key (from the environment or the keyring) never crosses the network in clear text.
+    if credential != Credential::None {
+        cleartext?;
+    }
 
     let auth_style = settings.auth_style.unwrap_or(match kind {
         ProviderKind::Anthropic => AuthStyle::XApiKey,

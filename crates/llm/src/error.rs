@@ -138,6 +138,17 @@ pub enum LlmError {
         /// What is wrong.
         message: String,
     },
+    /// A credential would travel in clear text: plain `http://` to a host that is not this
+    /// machine. Keys go over HTTPS, or over HTTP only to loopback (127.0.0.0/8, ::1,
+    /// `localhost`).
+    #[error(
+        "refusing to send an API key over plain HTTP to {host}: use https://, or a loopback \
+         address for a local server"
+    )]
+    InsecureEndpoint {
+        /// The host the key would have gone to.
+        host: String,
+    },
 }
 
 impl LlmError {
@@ -161,6 +172,7 @@ impl LlmError {
             Self::Protocol { .. } => "llm.protocol",
             Self::Credentials(_) => "llm.credentials",
             Self::Config { .. } => "llm.config",
+            Self::InsecureEndpoint { .. } => "llm.insecure_endpoint",
         }
     }
 
@@ -183,7 +195,8 @@ impl LlmError {
             | Self::ResponseTooLarge { .. }
             | Self::Protocol { .. }
             | Self::Credentials(_)
-            | Self::Config { .. } => false,
+            | Self::Config { .. }
+            | Self::InsecureEndpoint { .. } => false,
         }
     }
 

@@ -65,11 +65,12 @@ impl OpenAiConfig {
     /// Defaults for `base_url` and `model`; the cap field follows the host.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         let base_url = base_url.into();
-        let max_tokens_field = if base_url.contains("api.openai.com") {
-            MaxTokensField::MaxCompletionTokens
-        } else {
-            MaxTokensField::MaxTokens
-        };
+        let max_tokens_field =
+            if crate::config::Service::from_base_url(&base_url) == crate::config::Service::OpenAi {
+                MaxTokensField::MaxCompletionTokens
+            } else {
+                MaxTokensField::MaxTokens
+            };
         Self {
             base_url,
             model: model.into(),

@@ -93,6 +93,11 @@ impl Http {
         let url = reqwest::Url::parse(base_url).map_err(|e| LlmError::Config {
             message: format!("invalid base URL {base_url:?}: {e}"),
         })?;
+        // Last line of defence: whatever resolved the configuration, a credential never goes
+        // out in clear text.
+        if token.is_some() {
+            refuse_cleartext_credential(&url)?;
+        }
         let mut builder = reqwest::Client::builder()
             .connect_timeout(limits.connect_timeout)
             .tcp_nodelay(true)
@@ -241,6 +246,17 @@ impl Http {
         }
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
+}
+
+/// `Err` when a credential sent to `url` would cross the network unencrypted: any scheme but
+/// `https`, unless the host is loopback.
+pub(crate) fn refuse_cleartext_credential(url: &reqwest::Url) -> Result<(), LlmError> {
+    if url.scheme() == "https" || is_loopback(url) {
+        return Ok(());
+    }
+    Err(LlmError::InsecureEndpoint {
+        host: url.host_str().unwrap_or("").to_owned(),
+    })
 }
 
 pub(crate) fn is_loopback(url: &reqwest::Url) -> bool {

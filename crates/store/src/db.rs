@@ -91,7 +91,8 @@ pub fn default_data_dir() -> Result<PathBuf, StoreError> {
             }
         },
     };
-    std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+    // Private to the user, and tightened if an older build left it readable (C1).
+    crate::private::secure_data_dir(&dir).map_err(|source| StoreError::Io {
         path: dir.clone(),
         source,
     })?;
@@ -223,7 +224,7 @@ impl Store {
 
     /// [`Store::open`] on `dir/nomos.db`, creating `dir` if missing.
     pub fn open_in_dir(dir: &Path) -> Result<Store, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+        crate::private::create_private_dir(dir).map_err(|source| StoreError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
@@ -403,6 +404,13 @@ fn with_path(path: &Path, e: impl Into<StoreError>) -> StoreError {
 }
 
 /// Check the 100-byte SQLite header without opening the file through SQLite.
+/// `nomos.db` → `nomos.db-wal`.
+fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
 fn check_header(path: &Path) -> Result<bool, StoreError> {
     let mut f = match std::fs::File::open(path) {
         Ok(f) => f,
@@ -500,13 +508,30 @@ fn open_and_migrate_once(
     target: Option<i64>,
     clock: &dyn Clock,
 ) -> Result<Connection, StoreError> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+        && !parent.is_dir()
+    {
+        crate::private::create_private_dir(parent).map_err(|source| StoreError::Io {
             path: parent.to_path_buf(),
             source,
         })?;
     }
     let existed = check_header(path)?;
+    // The file exists with mode 0600 before SQLite opens it; SQLite gives the -wal and -shm
+    // files the database file's mode, so none of them is ever readable by others (C1).
+    // An existing database (and its -wal/-shm) left readable by an older build is tightened.
+    for p in [
+        path.to_path_buf(),
+        sidecar(path, "-wal"),
+        sidecar(path, "-shm"),
+    ] {
+        if p == path || p.exists() {
+            crate::private::create_private_file(&p).map_err(|source| StoreError::Io {
+                path: p.clone(),
+                source,
+            })?;
+        }
+    }
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE

@@ -670,7 +670,7 @@ impl WriteTx<'_> {
                 id,
                 result.status,
                 result.exit_code,
-                result.error,
+                result.error.as_deref().map(|e| redact(e).into_owned()),
                 stdout,
                 stderr,
                 i64::try_from(result.stdout.len()).unwrap_or(i64::MAX),

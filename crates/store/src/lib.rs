@@ -28,6 +28,7 @@ mod executions;
 mod knowledge;
 mod messages;
 mod plan;
+pub mod private;
 mod recovery;
 mod secrets;
 mod sessions;

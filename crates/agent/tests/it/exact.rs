@@ -47,7 +47,7 @@ impl Files {
 /// The display copy really is redacted: otherwise the test proves nothing.
 fn assert_display_copy_redacted(row: &nomos_store::Execution) {
     assert!(
-        row.canonical.contains("[REDACTED]") && !row.canonical.contains("abcdef"),
+        row.canonical.contains(nomos_store::REDACTED) && !row.canonical.contains("abcdef"),
         "the stored copy is a redacted display copy: {row:?}"
     );
 }
@@ -119,7 +119,7 @@ async fn i22_a_config_change_inside_the_window_runs_the_exact_text() {
     h.agent.send(Some(session), "go ahead").await.unwrap();
     let row = &h.store().executions(session).unwrap()[0];
     assert_eq!(row.class, CommandClass::ConfigMutation, "{row:?}");
-    assert!(row.canonical.contains("[REDACTED]"), "{row:?}");
+    assert!(row.canonical.contains(nomos_store::REDACTED), "{row:?}");
     assert_eq!(row.exit_code, Some(0), "{row:?}");
     assert!(Path::new(&created).exists(), "the exact file was created");
     assert!(f.decoys_intact());

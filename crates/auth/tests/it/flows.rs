@@ -91,12 +91,6 @@ async fn login_refuses_forged_redirects() {
     let session = w.session(Arc::clone(&vault)).await;
     let issuer = w.provider.issuer.clone();
 
-    let wrong_state = ForgedRedirect {
-        query: Box::new(|_| "code=abc&state=forged".into()),
-    };
-    let e = session.login(&wrong_state).await.unwrap_err();
-    assert_eq!(e, AuthError::StateMismatch);
-
     let iss = issuer.clone();
     let wrong_issuer = ForgedRedirect {
         query: Box::new(move |state| {
@@ -399,4 +393,163 @@ async fn a_request_after_sleeping_through_the_timer_refreshes_first() {
     assert_eq!(w.gateway.check(after_sleep.expose()), Ok("operator".into()));
     assert_eq!(w.gateway.check(before_sleep.expose()), Err("expired"));
     assert_no_token_leaks(&expose(&[&before_sleep, &after_sleep]), &[w.data.path()]);
+}
+
+/// What a local process sends to the loopback listener, given the real `state`, and the
+/// status it must get back. None of these may end or abort the sign-in.
+fn hostile_callbacks(state: &str) -> Vec<(&'static str, String, u16)> {
+    let enc = |s: &str| -> String {
+        openidconnect::url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+    };
+    let mut prefix = state.to_owned();
+    prefix.pop();
+    let mut flipped = state.to_owned();
+    let last = if flipped.pop() == Some('A') { 'B' } else { 'A' };
+    flipped.push(last);
+    // Case matters: the same letters in the other case are another state.
+    let swapped: String = state
+        .chars()
+        .map(|c| {
+            if c.is_ascii_lowercase() {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect();
+    let swapped = if swapped == state {
+        format!("{state}-")
+    } else {
+        swapped
+    };
+    vec![
+        ("GET", "/callback?code=abc&state=forged".into(), 400),
+        ("GET", "/callback?code=abc".into(), 400),
+        ("GET", "/callback?code=abc&state=".into(), 400),
+        (
+            "GET",
+            format!("/callback?code=abc&state={}", enc(&prefix)),
+            400,
+        ),
+        (
+            "GET",
+            format!("/callback?code=abc&state={}", enc(&flipped)),
+            400,
+        ),
+        (
+            "GET",
+            format!("/callback?code=abc&state={}x", enc(state)),
+            400,
+        ),
+        (
+            "GET",
+            format!("/callback?code=abc&state={}", enc(&swapped)),
+            400,
+        ),
+        (
+            "GET",
+            "/callback?error=access_denied&state=forged".into(),
+            400,
+        ),
+        ("GET", "/callback?error=access_denied".into(), 400),
+        (
+            "GET",
+            "/callback?error=server_error&error_description=x&state=nope".into(),
+            400,
+        ),
+        ("GET", "/callback".into(), 400),
+        // The right state but neither a code nor an error ends nothing.
+        ("GET", format!("/callback?state={}", enc(state)), 400),
+        ("GET", format!("/callback?code=&state={}", enc(state)), 400),
+        ("GET", "/other?code=abc&state=forged".into(), 404),
+        (
+            "GET",
+            format!("/callbackx?code=abc&state={}", enc(state)),
+            404,
+        ),
+        ("GET", "/".into(), 404),
+        (
+            "POST",
+            format!("/callback?code=abc&state={}", enc(state)),
+            405,
+        ),
+    ]
+}
+
+/// Sends the hostile callbacks to the real listener over real HTTP, checks each answer, then
+/// (when `then_login`) completes the real sign-in through the provider.
+struct HostileThenReal {
+    then_login: bool,
+}
+
+impl std::fmt::Debug for HostileThenReal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HostileThenReal")
+    }
+}
+
+#[async_trait::async_trait]
+impl nomos_auth::BrowserOpener for HostileThenReal {
+    async fn open(&self, url: &openidconnect::url::Url) -> Result<(), AuthError> {
+        let params: std::collections::HashMap<String, String> =
+            url.query_pairs().into_owned().collect();
+        let redirect = openidconnect::url::Url::parse(&params["redirect_uri"]).unwrap();
+        let origin = format!("http://127.0.0.1:{}", redirect.port().unwrap());
+        let client = reqwest::Client::new();
+        for (method, path, want) in hostile_callbacks(&params["state"]) {
+            let request = match method {
+                "POST" => client.post(format!("{origin}{path}")),
+                _ => client.get(format!("{origin}{path}")),
+            };
+            let got = request.send().await.unwrap().status().as_u16();
+            assert_eq!(got, want, "{method} {path}");
+        }
+        if self.then_login {
+            HeadlessBrowser.open(url).await
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// C4: a local process cannot abort a sign-in through the loopback callback: wrong or
+/// missing `state`, other paths, callbacks without a code and foreign `error=` callbacks are
+/// answered 400/404 and ignored, and the real redirect that follows completes the sign-in.
+#[tokio::test]
+async fn c4_foreign_callbacks_neither_abort_nor_complete_the_sign_in() {
+    let w = World::new("c4-hostile").await;
+    let vault: Arc<dyn TokenVault> = Arc::new(MemoryVault::new());
+    let session = w.session(Arc::clone(&vault)).await;
+    let identity = session
+        .login(&HostileThenReal { then_login: true })
+        .await
+        .unwrap();
+    assert!(identity.subject.is_some());
+    assert!(matches!(session.status(), AuthStatus::SignedIn { .. }));
+    assert!(vault.load().await.unwrap().is_some());
+    assert_eq!(w.provider.stats().await.codes_exchanged, 1);
+}
+
+/// C4: when only foreign callbacks arrive, the sign-in waits for its timeout (it is not
+/// aborted with a state mismatch by the first one).
+#[tokio::test]
+async fn c4_only_foreign_callbacks_end_in_the_login_timeout() {
+    let mut w = World::new("c4-timeout").await;
+    w.config.login_timeout = std::time::Duration::from_secs(2);
+    let vault: Arc<dyn TokenVault> = Arc::new(MemoryVault::new());
+    let session = w.session(Arc::clone(&vault)).await;
+    let e = session
+        .login(&HostileThenReal { then_login: false })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "auth.login_timeout", "{e:?}");
+    let e = session
+        .login(&ForgedRedirect {
+            query: Box::new(|_| "code=abc&state=forged".into()),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "auth.login_timeout", "{e:?}");
+    assert_eq!(vault.load().await.unwrap(), None);
+    assert_eq!(w.provider.stats().await.codes_exchanged, 0);
 }

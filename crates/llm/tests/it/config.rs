@@ -96,13 +96,13 @@ fn nomos_variables_override_settings() {
         ..LlmSettings::default()
     };
     let e = env(&[
-        ("NOMOS_LLM_BASE_URL", "http://10.0.0.5:8000/v1"),
+        ("NOMOS_LLM_BASE_URL", "https://10.0.0.5:8000/v1"),
         ("NOMOS_LLM_MODEL", "env-model"),
         ("NOMOS_LLM_API_KEY", "nk"),
         ("OPENAI_API_KEY", "sk-ignored"),
     ]);
     let c = resolve_config(&settings, &e, None).unwrap();
-    assert_eq!(c.base_url, "http://10.0.0.5:8000/v1");
+    assert_eq!(c.base_url, "https://10.0.0.5:8000/v1");
     assert_eq!(c.model, "env-model");
     assert_eq!(
         c.credential,
@@ -128,7 +128,7 @@ fn settings_without_an_env_key_ask_the_keyring() {
         Credential::Stored,
         "a blank variable counts as unset"
     );
-    assert_eq!(c.keyring_account(), "llm:gateway.example.org");
+    assert_eq!(c.keyring_account(), "llm:https://gateway.example.org:443");
     assert_eq!(c.idle_timeout, Duration::from_secs(30));
 }
 
@@ -238,4 +238,180 @@ async fn probe_finds_an_openai_compatible_model_list() {
         .await
         .is_none()
     );
+}
+
+fn with_base(url: &str) -> LlmSettings {
+    LlmSettings {
+        base_url: Some(url.into()),
+        model: Some("m".into()),
+        ..LlmSettings::default()
+    }
+}
+
+/// C3: a service's conventional key goes only to that service's exact host. Look-alike
+/// hosts (suffix, prefix, userinfo, path, IDN homograph, other port) are custom endpoints that
+/// never receive `OPENAI_API_KEY`/`ANTHROPIC_API_KEY`/`OPENROUTER_API_KEY`.
+#[test]
+fn c3_conventional_keys_go_only_to_the_exact_host() {
+    let keys = [
+        ("OPENAI_API_KEY", "sk-openai"),
+        ("ANTHROPIC_API_KEY", "sk-ant"),
+        ("OPENROUTER_API_KEY", "sk-or"),
+    ];
+    let e = env(&keys);
+    for host in ["api.openai.com", "api.anthropic.com", "openrouter.ai"] {
+        for url in [
+            format!("https://{host}.evil.tld/v1"),
+            format!("https://{host}@evil.tld/v1"),
+            format!("https://{host}:x@evil.tld/v1"),
+            format!("https://evil.tld/{host}/v1"),
+            format!("https://evil.tld/v1?h={host}"),
+            format!("https://evil.tld/v1#{host}"),
+            format!("https://evil-{host}/v1"),
+            format!("https://x{host}/v1"),
+            format!("https://{host}:8443/v1"),
+            format!("https://{}/v1", host.replacen('a', "\u{0430}", 1)),
+            format!("https://{host}.evil.tld./v1"),
+        ] {
+            match resolve_config(&with_base(&url), &e, None) {
+                Ok(c) => {
+                    assert_eq!(c.service, Service::Custom, "{url}");
+                    assert_eq!(
+                        c.credential,
+                        Credential::Stored,
+                        "{url} got a conventional key"
+                    );
+                }
+                // A URL holding a user name is refused outright.
+                Err(err) => assert_eq!(err.code(), "llm.config", "{url}: {err}"),
+            }
+        }
+        // The real host, however it is spelled, is that service.
+        for url in [
+            format!("https://{host}/v1"),
+            format!("https://{}/v1", host.to_uppercase()),
+            format!("https://{host}./v1"),
+            format!("https://{host}:443/v1"),
+            format!("HTTPS://{host}"),
+        ] {
+            let c = resolve_config(&with_base(&url), &e, None).unwrap();
+            assert_ne!(c.service, Service::Custom, "{url}");
+            assert!(matches!(c.credential, Credential::Env { .. }), "{url}");
+        }
+    }
+}
+
+/// C3: no key crosses the network in clear text: plain `http://` to anything but loopback is
+/// refused with a typed error whether the key comes from a conventional variable, the Nomos
+/// variable or the keyring; loopback servers over HTTP keep working.
+#[test]
+fn c3_keys_are_refused_over_plain_http_except_to_loopback() {
+    for (url, e) in [
+        (
+            "http://api.openai.com/v1",
+            env(&[("OPENAI_API_KEY", "sk-1")]),
+        ),
+        (
+            "http://API.OPENAI.COM./v1",
+            env(&[("OPENAI_API_KEY", "sk-1")]),
+        ),
+        (
+            "http://api.anthropic.com",
+            env(&[("ANTHROPIC_API_KEY", "an")]),
+        ),
+        (
+            "http://10.0.0.5:8000/v1",
+            env(&[("NOMOS_LLM_API_KEY", "nk")]),
+        ),
+        ("http://gateway.lan/v1", env(&[("NOMOS_LLM_API_KEY", "nk")])),
+        (
+            "http://[2001:db8::1]:8000/v1",
+            env(&[("NOMOS_LLM_API_KEY", "nk")]),
+        ),
+        ("http://128.0.0.1/v1", env(&[("NOMOS_LLM_API_KEY", "nk")])),
+        (
+            "http://localhost.evil.tld/v1",
+            env(&[("NOMOS_LLM_API_KEY", "nk")]),
+        ),
+        (
+            "http://127.0.0.1.nip.io/v1",
+            env(&[("NOMOS_LLM_API_KEY", "nk")]),
+        ),
+        // No key in the environment: the keyring's key would be sent.
+        ("http://gateway.lan/v1", env(&[])),
+        ("ws://gateway.lan/v1", env(&[])),
+    ] {
+        let err = resolve_config(&with_base(url), &e, None).unwrap_err();
+        assert_eq!(err.code(), "llm.insecure_endpoint", "{url}: {err}");
+        assert!(!err.is_retryable());
+        assert!(err.to_string().contains("plain HTTP"), "{err}");
+    }
+    for url in [
+        "http://127.0.0.1:8080/v1",
+        "http://127.1.2.3:8080/v1",
+        "http://[::1]:8080/v1",
+        "http://localhost:8080/v1",
+        "http://LOCALHOST:8080/v1",
+    ] {
+        let c =
+            resolve_config(&with_base(url), &env(&[("NOMOS_LLM_API_KEY", "nk")]), None).unwrap();
+        assert!(matches!(c.credential, Credential::Env { .. }), "{url}");
+        let c = resolve_config(&with_base(url), &env(&[]), None).unwrap();
+        assert_eq!(c.credential, Credential::None, "{url}");
+    }
+}
+
+/// C3: the provider itself refuses a token for a clear-text remote endpoint, whatever built
+/// its configuration.
+#[test]
+fn c3_the_provider_refuses_a_token_over_plain_http() {
+    use nomos_llm::{
+        AnthropicConfig, AnthropicProvider, OpenAiConfig, OpenAiProvider, StaticToken,
+    };
+    use std::sync::Arc;
+    let token = || -> Option<Arc<dyn nomos_llm::TokenSource>> {
+        Some(Arc::new(StaticToken::new(Secret::new("sk-x"))))
+    };
+    let err = OpenAiProvider::new(OpenAiConfig::new("http://api.openai.com/v1", "m"), token())
+        .unwrap_err();
+    assert_eq!(err.code(), "llm.insecure_endpoint");
+    let err =
+        AnthropicProvider::new(AnthropicConfig::new("http://10.1.1.1", "m"), token()).unwrap_err();
+    assert_eq!(err.code(), "llm.insecure_endpoint");
+    assert!(OpenAiProvider::new(OpenAiConfig::new("http://10.1.1.1/v1", "m"), None).is_ok());
+    assert!(OpenAiProvider::new(OpenAiConfig::new("http://127.0.0.1:1/v1", "m"), token()).is_ok());
+}
+
+/// C3: keyring entries are keyed by scheme, host and port, normalised the way the URL parser
+/// does, so `http://` and `https://`, or two ports, never share a key.
+#[test]
+fn c3_keyring_accounts_name_scheme_host_and_port() {
+    use nomos_llm::endpoint_account;
+    assert_eq!(
+        endpoint_account("https://api.openai.com/v1"),
+        "llm:https://api.openai.com:443"
+    );
+    assert_eq!(
+        endpoint_account("https://API.OpenAI.com./v1"),
+        "llm:https://api.openai.com:443"
+    );
+    assert_eq!(
+        endpoint_account("https://api.openai.com:443"),
+        "llm:https://api.openai.com:443"
+    );
+    let distinct = [
+        "https://gw.lan/v1",
+        "http://gw.lan/v1",
+        "https://gw.lan:8443/v1",
+        "http://gw.lan:8443/v1",
+        "https://gw.lan.evil.tld/v1",
+        "https://[::1]:8443/v1",
+        "https://\u{0430}pi.openai.com/v1",
+        "https://api.openai.com/v1",
+    ];
+    let accounts: std::collections::HashSet<String> =
+        distinct.iter().map(|u| endpoint_account(u)).collect();
+    assert_eq!(accounts.len(), distinct.len(), "{accounts:?}");
+    let c = resolve_config(&with_base("https://gw.lan:8443/v1"), &env(&[]), None).unwrap();
+    assert_eq!(c.keyring_account(), "llm:https://gw.lan:8443");
 }

@@ -10,6 +10,7 @@ mod messages;
 mod migrations;
 mod open;
 mod plan;
+mod private;
 mod props;
 mod recovery;
 mod secrets;

@@ -138,3 +138,76 @@ fn secrets_never_enter_the_database_file() {
     );
     assert!(!hay.contains(FAKE_JWT), "token found in the database file");
 }
+
+/// C2: what `cat app.conf` printed reaches the executions row masked, for every kind of secret
+/// the review found leaking (URL password, tokens named by setting, MySQL password, Basic
+/// credentials, `DB_PASS`), and the database file holds none of them.
+#[test]
+fn c2_secrets_in_command_output_never_reach_the_stored_row() {
+    let secrets = [
+        "S3cr3tPw-url",
+        "9f8e7d6c5b4a39281706f5e4d3c2b1a0ffee0001",
+        "MyPwd-77x",
+        "YWRtaW46aHVudGVyMg==",
+        "Db-Pass-42!",
+        "Zq7mP3xV9wLr2ab",
+    ];
+    let output = format!(
+        "[database]\nurl = postgres://app:{}@db.lan:5432/app\nGITEA_TOKEN={}\nMYSQL_PWD={}\n\
+         curl -H 'Authorization: Basic {}' https://nas.lan\nDB_PASS=\"{}\"\nsmtp.password = {}\n",
+        secrets[0], secrets[1], secrets[2], secrets[3], secrets[4], secrets[5]
+    );
+    let t = store();
+    let sid = new_session(&t, "s");
+    propose(&t, sid, &["x"]);
+    let e = t
+        .store
+        .create_execution(&read_only(sid, "host:a", "cat /srv/app/app.conf"))
+        .unwrap();
+    t.store.start_execution(e.id).unwrap();
+    let mut result = finished(&output);
+    result.stderr = format!("warning: DB_PASS={} is weak", secrets[4]).into_bytes();
+    result.error = Some(format!("exit note: MYSQL_PWD={} rejected", secrets[2]));
+    let row = t.store.finish_execution(e.id, &result).unwrap();
+    let again = t.store.get_execution(e.id).unwrap();
+    for s in secrets {
+        let errors = [
+            row.error.clone().unwrap_or_default(),
+            again.error.clone().unwrap_or_default(),
+        ];
+        for text in [
+            &row.stdout,
+            &row.stderr,
+            &again.stdout,
+            &again.stderr,
+            &errors[0],
+            &errors[1],
+        ] {
+            assert!(!text.contains(s), "{s} stored in {text}");
+        }
+    }
+    assert!(
+        row.stdout
+            .contains("[secret masked by Nomos: URL password]"),
+        "{}",
+        row.stdout
+    );
+    assert!(
+        row.stdout.contains("[secret masked by Nomos: token]"),
+        "{}",
+        row.stdout
+    );
+    // What is not a secret stays readable.
+    assert!(row.stdout.contains("[database]") && row.stdout.contains("db.lan:5432/app"));
+    let path = t.path();
+    let wal_path = t.dir.path().join("nomos.db-wal");
+    drop(t.store);
+    let mut bytes = std::fs::read(&path).unwrap();
+    if let Ok(wal) = std::fs::read(&wal_path) {
+        bytes.extend(wal);
+    }
+    let hay = String::from_utf8_lossy(&bytes);
+    for s in secrets {
+        assert!(!hay.contains(s), "{s} found in the database file");
+    }
+}
