@@ -157,7 +157,7 @@ pub async fn assemble_from_settings(
         (Some(token), _) => Some(token),
         (None, nomos_llm::Credential::Stored) => {
             let account = resolved.keyring_account();
-            match nomos_auth::api_keys::load_api_key(&account).await {
+            match load_or_migrate_key(&account, &resolved.base_url).await {
                 Ok(Some(key)) => Some(Arc::new(nomos_llm::StaticToken::new(
                     nomos_llm::Secret::new(key.expose().to_owned()),
                 ))),
@@ -173,6 +173,27 @@ pub async fn assemble_from_settings(
         (None, nomos_llm::Credential::None | nomos_llm::Credential::Env { .. }) => None,
     };
     assemble(store, data_dir, settings, env, token, config)
+}
+
+/// The endpoint's key; a key an earlier build stored under the host-only account name is
+/// copied to the scheme-keyed one (the old entry stays, so nothing is lost).
+async fn load_or_migrate_key(
+    account: &str,
+    base_url: &str,
+) -> Result<Option<nomos_auth::Secret>, nomos_auth::AuthError> {
+    if let Some(key) = nomos_auth::api_keys::load_api_key(account).await? {
+        return Ok(Some(key));
+    }
+    let Some(legacy) = nomos_llm::legacy_endpoint_account(base_url) else {
+        return Ok(None);
+    };
+    let Some(key) = nomos_auth::api_keys::load_api_key(&legacy).await? else {
+        return Ok(None);
+    };
+    if let Err(e) = nomos_auth::api_keys::store_api_key(account, &key).await {
+        tracing::warn!("could not move the API key to {account}: {e}");
+    }
+    Ok(Some(key))
 }
 
 /// Builds the agent. `token` overrides the credential (a keyring key, the OIDC gateway's

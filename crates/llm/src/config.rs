@@ -200,6 +200,17 @@ pub fn endpoint_account(base_url: &str) -> String {
     )
 }
 
+/// The account name builds before scheme-keyed entries used (`llm:<host>[:<port>]`), for an
+/// HTTPS or loopback endpoint only: a key stored under it is migrated, never sent elsewhere.
+pub fn legacy_endpoint_account(base_url: &str) -> Option<String> {
+    let u = reqwest::Url::parse(base_url.trim()).ok()?;
+    let host = u.host_str()?;
+    Some(match u.port() {
+        Some(p) => format!("llm:{host}:{p}"),
+        None => format!("llm:{host}"),
+    })
+}
+
 fn non_blank(v: Option<String>) -> Option<String> {
     v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }

@@ -415,3 +415,17 @@ fn c3_keyring_accounts_name_scheme_host_and_port() {
     let c = resolve_config(&with_base("https://gw.lan:8443/v1"), &env(&[]), None).unwrap();
     assert_eq!(c.keyring_account(), "llm:https://gw.lan:8443");
 }
+
+#[test]
+fn c3_the_host_only_account_of_earlier_builds_is_still_named_for_migration() {
+    use nomos_llm::legacy_endpoint_account;
+    assert_eq!(
+        legacy_endpoint_account("https://api.openai.com/v1").as_deref(),
+        Some("llm:api.openai.com")
+    );
+    assert_eq!(
+        legacy_endpoint_account("http://127.0.0.1:11434/v1").as_deref(),
+        Some("llm:127.0.0.1:11434")
+    );
+    assert_eq!(legacy_endpoint_account("not a url"), None);
+}
