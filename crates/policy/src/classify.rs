@@ -46,6 +46,8 @@ pub(crate) struct Engine<'p> {
     pub class: Class,
     pub unknown: bool,
     budget: u32,
+    /// The budget refused a spend: the decision is unknown whatever follows.
+    exhausted: bool,
     pub depth: u32,
     vars: Vec<(String, Binding)>,
     /// Working directory: `Some("~")` at start; `None` when unknown.
@@ -65,7 +67,19 @@ pub(crate) struct Engine<'p> {
 
 /// Classifies `command` against `policy`.
 pub(crate) fn classify(policy: &Policy, command: &str) -> Decision {
+    classify_budgeted(policy, command, BUDGET).0
+}
+
+/// [`classify`] with an explicit work budget; also returns the units spent (tests place
+/// the budget's edge exactly on every part of a command).
+pub(crate) fn classify_budgeted(policy: &Policy, command: &str, budget: u32) -> (Decision, u32) {
     let mut e = Engine::new(policy);
+    e.budget = budget;
+    let d = classify_engine(&mut e, command);
+    (d, budget - e.budget)
+}
+
+fn classify_engine(e: &mut Engine<'_>, command: &str) -> Decision {
     match Lowerer::lower(command, 0, false, None) {
         Err(u) => {
             e.fail_u(u);
@@ -79,6 +93,9 @@ pub(crate) fn classify(policy: &Policy, command: &str) -> Decision {
     }
 }
 
+/// The default work budget (tests build commands around its edge).
+pub(crate) const DEFAULT_BUDGET: u32 = BUDGET;
+
 impl<'p> Engine<'p> {
     pub(crate) fn new(policy: &'p Policy) -> Self {
         Self {
@@ -88,6 +105,7 @@ impl<'p> Engine<'p> {
             class: Class::ReadOnly,
             unknown: false,
             budget: BUDGET,
+            exhausted: false,
             depth: 0,
             vars: Vec::new(),
             cwd: Some(Cow::Borrowed("~")),
@@ -99,11 +117,11 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn finish(self, canonical: Option<String>) -> Decision {
+    fn finish(&mut self, canonical: Option<String>) -> Decision {
         Decision {
             class: self.class,
             unknown: self.unknown,
-            findings: self.findings,
+            findings: std::mem::take(&mut self.findings),
             canonical,
         }
     }
@@ -143,17 +161,25 @@ impl<'p> Engine<'p> {
         self.fail(u.rule, u.span, u.reason);
     }
 
+    /// Spends work units; `false` (with a fail-closed finding) when the budget cannot
+    /// pay for them. Every refusal records the finding, also when an earlier spend left
+    /// the budget at exactly zero: a skipped command must never look classified.
     fn spend(&mut self, n: usize, span: Span) -> bool {
         let n = u32::try_from(n).unwrap_or(u32::MAX);
-        if self.budget < n {
-            if self.budget > 0 {
-                self.budget = 0;
+        if self.budget < n || self.exhausted {
+            self.budget = 0;
+            if !self.exhausted {
+                self.exhausted = true;
                 self.fail(
                     "unknown.budget",
                     span,
                     "the command is too large to classify",
                 );
             }
+            // An earlier refusal's finding may have been rolled back (emit-only passes):
+            // the decision stays fail-closed regardless.
+            self.class = Class::Destructive;
+            self.unknown = true;
             return false;
         }
         self.budget -= n;
@@ -648,9 +674,18 @@ impl<'p> Engine<'p> {
     fn redirects_emit_only(&mut self, rs: &[Redirect], out: &mut String) {
         // Effects were recorded already; emit without double-counting findings.
         let mark = self.findings.len();
-        let (class, unknown) = (self.class, self.unknown);
+        let (class, unknown, exhausted) = (self.class, self.unknown, self.exhausted);
         for r in rs {
             self.redirect(r, out, false);
+        }
+        if self.exhausted && !exhausted {
+            // The second pass ran out of budget: what it emitted was not classified.
+            let kept = self
+                .findings
+                .drain(mark..)
+                .find(|f| f.rule == "unknown.budget");
+            self.findings.extend(kept);
+            return;
         }
         self.findings.truncate(mark);
         self.class = class;
