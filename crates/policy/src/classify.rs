@@ -520,6 +520,18 @@ impl<'p> Engine<'p> {
                 body,
                 redirects,
             } => {
+                if !(local_name(var) || env_allowed(var, None, false)) {
+                    self.fail(
+                        "unknown.env",
+                        words
+                            .as_ref()
+                            .and_then(|ws| ws.first())
+                            .map_or(Span::new(0, 0), |w| w.span),
+                        format!(
+                            "the loop assigns `{var}`, which can change how later commands run"
+                        ),
+                    );
+                }
                 out.push_str("for ");
                 out.push_str(var);
                 let mut binding = Binding {
@@ -982,11 +994,15 @@ impl<'p> Engine<'p> {
 
     /// `NAME=value` with no command: a shell variable.
     fn bare_assign(&mut self, a: &Assign) {
-        if deny_shell_var(&a.name) {
+        let lit = a.value.literal_owned();
+        if !(env_allowed(&a.name, lit.as_deref(), true) || local_name(&a.name)) {
             self.fail(
                 "unknown.env",
                 a.span,
-                format!("assigning `{}` changes how later commands run", a.name),
+                format!(
+                    "assigning `{}` can change how later commands run (it may be exported)",
+                    a.name
+                ),
             );
             return;
         }
@@ -1321,65 +1337,39 @@ impl<'p> Engine<'p> {
     }
 }
 
-/// Shell variables whose assignment changes how later commands run.
-fn deny_shell_var(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "PATH",
-        "IFS",
-        "ENV",
-        "HOME",
-        "PAGER",
-        "MANPAGER",
-        "EDITOR",
-        "VISUAL",
-        "SHELL",
-        "CDPATH",
-        "GLOBIGNORE",
-        "SHELLOPTS",
-        "PROMPT_COMMAND",
-        "TMOUT",
-        "FUNCNEST",
-        "POSIXLY_CORRECT",
-        "OPTIND",
-        "OPTARG",
-        "KUBECONFIG",
-        "INPUTRC",
-        "HOSTALIASES",
-        "LOCALDOMAIN",
-        "RES_OPTIONS",
-        "NLSPATH",
-        "LOCPATH",
-        "GCONV_PATH",
-        "TZDIR",
-        "TERMINFO",
-        "BROWSER",
-        "SUDO_ASKPASS",
-        "SSH_ASKPASS",
-        "GIT_ASKPASS",
-        "LESSOPEN",
-        "LESSCLOSE",
-        "LESSSECURE",
-        "PS4",
-        "PS0",
-        "PS1",
-        "PS2",
-        "PS3",
-        "MAIL",
-        "MAILPATH",
-        "MAILCHECK",
-        "HISTFILE",
-        "COMP_WORDBREAKS",
-        "EXECIGNORE",
-        "TMPDIR",
-    ];
-    const PREFIX: &[&str] = &[
-        "LD_", "BASH", "GIT_", "LESS", "SYSTEMD_", "PYTHON", "PERL", "RUBY", "NODE_", "DOCKER_",
-        "RCLONE_", "SSH_", "GNUPG", "GPG", "XDG_", "MAN", "DYLD_", "JAVA_", "CURL_", "WGET",
-    ];
-    EXACT.contains(&name)
-        || PREFIX.iter().any(|p| name.starts_with(p))
-        || name.ends_with("_proxy")
-        || name.ends_with("_PROXY")
+/// Names a script may use for its own variables without asking: they contain a lower
+/// case letter (the environment's variables are upper case by convention) and are not
+/// one of the lower case variables programs read (`http_proxy` and the like). Upper case
+/// names must be on the harmless list of [`env_allowed`]: a variable inherited from the
+/// environment stays exported, so assigning it changes what later commands see.
+pub(crate) fn local_name(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_lowercase())
+        && !name.to_ascii_lowercase().ends_with("_proxy")
+        && !matches!(name, "no_proxy" | "auto_resume" | "histchars")
+}
+
+/// A builtin assigns the shell variable `name` (`read`, `printf -v`, `wait -p`, a `for`
+/// loop): it must be a plain name (bash evaluates the subscript of `a[…]`) and one that
+/// cannot change what later commands do.
+pub(crate) fn assign_name(e: &mut Engine<'_>, name: Option<&str>, span: Span, what: &str) {
+    match name {
+        Some(n) if crate::lower::is_name(n) => {
+            if local_name(n) || env_allowed(n, None, false) || n == "REPLY" {
+                e.bind_unknown(n);
+            } else {
+                e.fail(
+                    "unknown.env",
+                    span,
+                    format!("`{what}` assigns `{n}`, which can change how later commands run"),
+                );
+            }
+        }
+        _ => e.fail(
+            "unknown.subscript",
+            span,
+            format!("`{what}` into anything but a plain variable name evaluates code"),
+        ),
+    }
 }
 
 /// Environment variables a command may receive.

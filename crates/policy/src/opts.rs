@@ -193,8 +193,15 @@ impl<'a> P<'a, '_> {
         Ok(None)
     }
 
+    /// Lenient specs ignore options they do not list, except before a subcommand: an
+    /// unlisted option may take the next word as its value, and that word would then be
+    /// read as the subcommand (`kubectl --as get delete pod web`).
+    fn tolerates_unknown_options(&self) -> bool {
+        self.style() == Style::Lenient && self.leaf().subs.is_empty()
+    }
+
     fn unknown_option(&self, name: &str, span: Span) -> Result<(), Unsupported> {
-        if self.style() == Style::Lenient {
+        if self.tolerates_unknown_options() {
             return Ok(());
         }
         Err(unknown(
@@ -271,7 +278,7 @@ impl<'a> P<'a, '_> {
         let body = &s[1..];
         for (pos, c) in body.char_indices() {
             let Some(opt) = self.short(c) else {
-                if self.style() == Style::Lenient {
+                if self.tolerates_unknown_options() {
                     // Keep scanning: a later letter may still be a declared option.
                     continue;
                 }
@@ -444,6 +451,9 @@ pub(crate) fn parse<'a>(
         } else if let Some(s) = lit
             && s.len() > 1
             && s.starts_with('-')
+            // Lenient tools whose subcommands are spelled as options (`ipset -L`,
+            // `swanctl --list-sas`).
+            && !(leaf.style == Style::Lenient && leaf.find_sub(s).is_some())
         {
             if leaf.numeric && s[1..].bytes().all(|b| b.is_ascii_digit()) {
                 p.occ.push(Occ {

@@ -6,6 +6,7 @@ mod api;
 mod budget;
 mod corpus;
 mod depth;
+mod holes;
 mod metamorphic;
 mod props;
 mod specs;
