@@ -1345,6 +1345,7 @@ impl<'p> Engine<'p> {
 pub(crate) fn local_name(name: &str) -> bool {
     name.bytes().any(|b| b.is_ascii_lowercase())
         && !name.to_ascii_lowercase().ends_with("_proxy")
+        && !name.to_ascii_lowercase().starts_with("npm_config_")
         && !matches!(name, "no_proxy" | "auto_resume" | "histchars")
 }
 

@@ -120,3 +120,32 @@ fn long_flat_commands_do_not_recurse() {
         assert_ne!(d.class, Class::ReadOnly, "{sep:?}");
     }
 }
+
+#[test]
+fn embedded_languages_nest_without_recursion() {
+    // Scripts inside quotes are not counted by the shell precheck: their own parsers
+    // (awk, SQL, Redis, test expressions, find) must not recurse on them either.
+    let n = 3_000;
+    let open = "(".repeat(n);
+    let close = ")".repeat(n);
+    let braces = format!("{}print{}", "{".repeat(n), "}".repeat(n));
+    let cmds = [
+        format!("awk '{braces}' /etc/hosts"),
+        format!("awk '{{print {open}1{close}}}' /etc/hosts"),
+        format!("psql -c 'select {open}1{close}'"),
+        format!("sqlite3 x.db 'select {open}1{close}'"),
+        format!("mysql -e 'select {open}1{close}'"),
+        format!("jq '{open}.{close}' x.json"),
+        format!("test {}a", "! ".repeat(n)),
+        format!("[ {}a ]", "! ".repeat(n)),
+        format!("find . {}-name x", "! ".repeat(n)),
+        format!("echo $(({}1))", "1+".repeat(n)),
+        format!("{}ls", "sudo ".repeat(n)),
+        format!("{}ls", "env ".repeat(n)),
+    ];
+    for c in cmds {
+        let head: String = c.chars().take(20).collect();
+        let d = on_small_stack(format!("{c}; reboot"));
+        assert_ne!(d.class, Class::ReadOnly, "{head}");
+    }
+}

@@ -95,6 +95,7 @@ const RISKY_NAMES: &[&str] = &[
     "http_proxy",
     "HTTPS_PROXY",
     "no_proxy",
+    "npm_config_script_shell",
     "PROMPT_COMMAND",
     "MY_NEW_TOOL_OPTS",
     "ZSTD_CLEVEL",
