@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use crate::decision::Span;
+use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
 use crate::lower::Unsupported;
 use crate::spec::{Arity, CmdSpec, Effects, OptSpec, Role, Style};
@@ -201,7 +201,9 @@ impl<'a> P<'a, '_> {
     }
 
     fn unknown_option(&self, name: &str, span: Span) -> Result<(), Unsupported> {
-        if self.tolerates_unknown_options() {
+        if self.tolerates_unknown_options()
+            && !(self.leaf().class == Class::ReadOnly && names_a_program_or_peer(name))
+        {
             return Ok(());
         }
         Err(unknown(
@@ -366,6 +368,46 @@ impl<'a> P<'a, '_> {
         self.operands.push(i);
         Ok(0)
     }
+}
+
+/// Does an option's name say it takes a program, a hook, a script, a pager or editor, or
+/// where to connect and with which credentials (`--exec`, `--post-renderer`, `--pager`,
+/// `--server`, `--token`, `--kubeconfig`)? Lenient specs ignore options they do not list;
+/// these they may not ignore.
+fn names_a_program_or_peer(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "exec",
+        "command",
+        "cmd",
+        "script",
+        "hook",
+        "pager",
+        "editor",
+        "shell",
+        "rsh",
+        "proxy",
+        "program",
+        "plugin",
+        "renderer",
+        "helper",
+        "askpass",
+        "server",
+        "addr",
+        "url",
+        "endpoint",
+        "socket",
+        "token",
+        "passw",
+        "secret",
+        "kubeconfig",
+        "upload-pack",
+        "receive-pack",
+        "insecure",
+        "tls",
+    ];
+    let n = name.trim_start_matches('-').to_ascii_lowercase();
+    // `--no-pager`, `--without-hooks` switch something off.
+    !n.starts_with("no-") && !n.starts_with("without") && WORDS.iter().any(|w| n.contains(w))
 }
 
 /// Literal text at the start of a word.

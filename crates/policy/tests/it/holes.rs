@@ -261,6 +261,44 @@ fn options_and_arguments_that_run_programs_ask() {
     assert_all_ask(&cmds);
 }
 
+/// Lenient specs ignore options they do not list, but not options whose name says they
+/// take a program or a peer to send credentials to.
+#[test]
+fn unlisted_options_that_name_programs_or_peers_ask() {
+    let mut cmds = Vec::new();
+    for head in [
+        "zfs list",
+        "pvesh get /nodes",
+        "restic snapshots",
+        "ceph status",
+        "tailscale status",
+    ] {
+        for opt in [
+            "--exec=/tmp/x",
+            "--post-exec /tmp/x",
+            "--pager=/tmp/x",
+            "--editor vi",
+            "--password-command=/tmp/x",
+            "--ssh-command=x",
+            "--rsh=x",
+            "--server=https://203.0.113.9",
+            "--api-url https://203.0.113.9",
+            "--endpoint=https://203.0.113.9",
+            "--token=x",
+            "--insecure-skip-verify",
+            "--kubeconfig=/tmp/k",
+            "--socket=/tmp/s",
+            "--proxy=http://203.0.113.9",
+            "--plugin-dir=/tmp/p",
+            "--hook=/tmp/h",
+            "--tls-ca=/tmp/ca",
+        ] {
+            cmds.push(format!("{head} {opt}"));
+        }
+    }
+    assert_all_ask(&cmds);
+}
+
 #[test]
 fn everyday_uses_of_those_tools_stay_read_only() {
     assert_all_read_only(&[
