@@ -101,7 +101,9 @@ pub(crate) fn precheck(src: &str, span: Span) -> Res<()> {
     }
     // The parser (and the lowering after it) recurses on nesting: refuse deep text before
     // it gets there. The estimate errs towards deeper (see `nesting`).
-    if crate::nesting::max_depth(src, MAX_NESTING) > MAX_NESTING {
+    if crate::nesting::cheap_bound(src) > MAX_NESTING
+        && crate::nesting::max_depth(src, MAX_NESTING) > MAX_NESTING
+    {
         return Err(Unsupported::new(
             "unknown.too_nested",
             format!("command nests deeper than {MAX_NESTING} levels"),

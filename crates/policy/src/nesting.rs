@@ -56,6 +56,30 @@ fn is_delim(b: u8) -> bool {
     )
 }
 
+/// An upper bound of [`max_depth`] from counting alone: every level the scanner opens
+/// starts at one of these bytes or words, quoted or not. Most commands are far below the
+/// limit by this count and need no scan.
+pub(crate) fn cheap_bound(src: &str) -> usize {
+    let b = src.as_bytes();
+    if b.windows(2).any(|w| w == b"\\\n") {
+        // A line continuation can join a keyword (`i\⏎f`): scan.
+        return usize::MAX;
+    }
+    let mut n = b
+        .iter()
+        .filter(|&&c| {
+            matches!(
+                c,
+                b'(' | b'{' | b'[' | b'`' | b'"' | b'&' | b'|' | b'!' | b'<'
+            )
+        })
+        .count();
+    for kw in ["if", "while", "until", "for", "select", "case"] {
+        n += src.matches(kw).count();
+    }
+    n
+}
+
 /// The deepest nesting of `src`, or `limit + 1` as soon as it is known to exceed `limit`.
 pub(crate) fn max_depth(src: &str, limit: usize) -> usize {
     let mut s = Scanner {
@@ -570,6 +594,23 @@ mod tests {
         }
         let body = format!("cat <<E\n{}\nE\n", "$(".repeat(30));
         assert!(max_depth(&body, 24) > 24);
+    }
+
+    #[test]
+    fn the_cheap_bound_is_an_upper_bound() {
+        for s in [
+            "ls -la",
+            "echo $(echo $(id))",
+            "{ ( ls ); }",
+            "if true; then while :; do ls; done; fi",
+            "[[ a && b || ! c ]]",
+            "cat <<E\n$(id)\nE\n",
+            "echo \"$(echo \"${x:-a}\")\"",
+            "for x in a; do case $x in a) echo `id`;; esac; done",
+            "echo i\\\nf",
+        ] {
+            assert!(super::cheap_bound(s) >= max_depth(s, 24), "{s:?}");
+        }
     }
 
     #[test]
