@@ -46,6 +46,8 @@ pub(crate) struct Engine<'p> {
     pub class: Class,
     pub unknown: bool,
     budget: u32,
+    /// The budget refused a spend: the decision is unknown whatever follows.
+    exhausted: bool,
     pub depth: u32,
     vars: Vec<(String, Binding)>,
     /// Working directory: `Some("~")` at start; `None` when unknown.
@@ -65,7 +67,19 @@ pub(crate) struct Engine<'p> {
 
 /// Classifies `command` against `policy`.
 pub(crate) fn classify(policy: &Policy, command: &str) -> Decision {
+    classify_budgeted(policy, command, BUDGET).0
+}
+
+/// [`classify`] with an explicit work budget; also returns the units spent (tests place
+/// the budget's edge exactly on every part of a command).
+pub(crate) fn classify_budgeted(policy: &Policy, command: &str, budget: u32) -> (Decision, u32) {
     let mut e = Engine::new(policy);
+    e.budget = budget;
+    let d = classify_engine(&mut e, command);
+    (d, budget - e.budget)
+}
+
+fn classify_engine(e: &mut Engine<'_>, command: &str) -> Decision {
     match Lowerer::lower(command, 0, false, None) {
         Err(u) => {
             e.fail_u(u);
@@ -79,6 +93,9 @@ pub(crate) fn classify(policy: &Policy, command: &str) -> Decision {
     }
 }
 
+/// The default work budget (tests build commands around its edge).
+pub(crate) const DEFAULT_BUDGET: u32 = BUDGET;
+
 impl<'p> Engine<'p> {
     pub(crate) fn new(policy: &'p Policy) -> Self {
         Self {
@@ -88,6 +105,7 @@ impl<'p> Engine<'p> {
             class: Class::ReadOnly,
             unknown: false,
             budget: BUDGET,
+            exhausted: false,
             depth: 0,
             vars: Vec::new(),
             cwd: Some(Cow::Borrowed("~")),
@@ -99,11 +117,11 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn finish(self, canonical: Option<String>) -> Decision {
+    fn finish(&mut self, canonical: Option<String>) -> Decision {
         Decision {
             class: self.class,
             unknown: self.unknown,
-            findings: self.findings,
+            findings: std::mem::take(&mut self.findings),
             canonical,
         }
     }
@@ -143,17 +161,25 @@ impl<'p> Engine<'p> {
         self.fail(u.rule, u.span, u.reason);
     }
 
+    /// Spends work units; `false` (with a fail-closed finding) when the budget cannot
+    /// pay for them. Every refusal records the finding, also when an earlier spend left
+    /// the budget at exactly zero: a skipped command must never look classified.
     fn spend(&mut self, n: usize, span: Span) -> bool {
         let n = u32::try_from(n).unwrap_or(u32::MAX);
-        if self.budget < n {
-            if self.budget > 0 {
-                self.budget = 0;
+        if self.budget < n || self.exhausted {
+            self.budget = 0;
+            if !self.exhausted {
+                self.exhausted = true;
                 self.fail(
                     "unknown.budget",
                     span,
                     "the command is too large to classify",
                 );
             }
+            // An earlier refusal's finding may have been rolled back (emit-only passes):
+            // the decision stays fail-closed regardless.
+            self.class = Class::Destructive;
+            self.unknown = true;
             return false;
         }
         self.budget -= n;
@@ -510,6 +536,18 @@ impl<'p> Engine<'p> {
                 body,
                 redirects,
             } => {
+                if !(local_name(var) || env_allowed(var, None, false)) {
+                    self.fail(
+                        "unknown.env",
+                        words
+                            .as_ref()
+                            .and_then(|ws| ws.first())
+                            .map_or(Span::new(0, 0), |w| w.span),
+                        format!(
+                            "the loop assigns `{var}`, which can change how later commands run"
+                        ),
+                    );
+                }
                 out.push_str("for ");
                 out.push_str(var);
                 let mut binding = Binding {
@@ -664,9 +702,18 @@ impl<'p> Engine<'p> {
     fn redirects_emit_only(&mut self, rs: &[Redirect], out: &mut String) {
         // Effects were recorded already; emit without double-counting findings.
         let mark = self.findings.len();
-        let (class, unknown) = (self.class, self.unknown);
+        let (class, unknown, exhausted) = (self.class, self.unknown, self.exhausted);
         for r in rs {
             self.redirect(r, out, false);
+        }
+        if self.exhausted && !exhausted {
+            // The second pass ran out of budget: what it emitted was not classified.
+            let kept = self
+                .findings
+                .drain(mark..)
+                .find(|f| f.rule == "unknown.budget");
+            self.findings.extend(kept);
+            return;
         }
         self.findings.truncate(mark);
         self.class = class;
@@ -963,11 +1010,15 @@ impl<'p> Engine<'p> {
 
     /// `NAME=value` with no command: a shell variable.
     fn bare_assign(&mut self, a: &Assign) {
-        if deny_shell_var(&a.name) {
+        let lit = a.value.literal_owned();
+        if !(env_allowed(&a.name, lit.as_deref(), true) || local_name(&a.name)) {
             self.fail(
                 "unknown.env",
                 a.span,
-                format!("assigning `{}` changes how later commands run", a.name),
+                format!(
+                    "assigning `{}` can change how later commands run (it may be exported)",
+                    a.name
+                ),
             );
             return;
         }
@@ -1363,7 +1414,6 @@ impl<'p> Engine<'p> {
     }
 }
 
-/// Shell variables whose assignment changes how later commands run.
 /// Can the word expand to more than one argument (a glob, an unquoted expansion)?
 fn may_split(w: &Word) -> bool {
     w.parts.iter().any(|p| match p {
@@ -1373,64 +1423,40 @@ fn may_split(w: &Word) -> bool {
     })
 }
 
-fn deny_shell_var(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "PATH",
-        "IFS",
-        "ENV",
-        "HOME",
-        "PAGER",
-        "MANPAGER",
-        "EDITOR",
-        "VISUAL",
-        "SHELL",
-        "CDPATH",
-        "GLOBIGNORE",
-        "SHELLOPTS",
-        "PROMPT_COMMAND",
-        "TMOUT",
-        "FUNCNEST",
-        "POSIXLY_CORRECT",
-        "OPTIND",
-        "OPTARG",
-        "KUBECONFIG",
-        "INPUTRC",
-        "HOSTALIASES",
-        "LOCALDOMAIN",
-        "RES_OPTIONS",
-        "NLSPATH",
-        "LOCPATH",
-        "GCONV_PATH",
-        "TZDIR",
-        "TERMINFO",
-        "BROWSER",
-        "SUDO_ASKPASS",
-        "SSH_ASKPASS",
-        "GIT_ASKPASS",
-        "LESSOPEN",
-        "LESSCLOSE",
-        "LESSSECURE",
-        "PS4",
-        "PS0",
-        "PS1",
-        "PS2",
-        "PS3",
-        "MAIL",
-        "MAILPATH",
-        "MAILCHECK",
-        "HISTFILE",
-        "COMP_WORDBREAKS",
-        "EXECIGNORE",
-        "TMPDIR",
-    ];
-    const PREFIX: &[&str] = &[
-        "LD_", "BASH", "GIT_", "LESS", "SYSTEMD_", "PYTHON", "PERL", "RUBY", "NODE_", "DOCKER_",
-        "RCLONE_", "SSH_", "GNUPG", "GPG", "XDG_", "MAN", "DYLD_", "JAVA_", "CURL_", "WGET",
-    ];
-    EXACT.contains(&name)
-        || PREFIX.iter().any(|p| name.starts_with(p))
-        || name.ends_with("_proxy")
-        || name.ends_with("_PROXY")
+/// Names a script may use for its own variables without asking: they contain a lower
+/// case letter (the environment's variables are upper case by convention) and are not
+/// one of the lower case variables programs read (`http_proxy` and the like). Upper case
+/// names must be on the harmless list of [`env_allowed`]: a variable inherited from the
+/// environment stays exported, so assigning it changes what later commands see.
+pub(crate) fn local_name(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_lowercase())
+        && !name.to_ascii_lowercase().ends_with("_proxy")
+        && !name.to_ascii_lowercase().starts_with("npm_config_")
+        && !matches!(name, "no_proxy" | "auto_resume" | "histchars")
+}
+
+/// A builtin assigns the shell variable `name` (`read`, `printf -v`, `wait -p`, a `for`
+/// loop): it must be a plain name (bash evaluates the subscript of `a[…]`) and one that
+/// cannot change what later commands do.
+pub(crate) fn assign_name(e: &mut Engine<'_>, name: Option<&str>, span: Span, what: &str) {
+    match name {
+        Some(n) if crate::lower::is_name(n) => {
+            if local_name(n) || env_allowed(n, None, false) || n == "REPLY" {
+                e.bind_unknown(n);
+            } else {
+                e.fail(
+                    "unknown.env",
+                    span,
+                    format!("`{what}` assigns `{n}`, which can change how later commands run"),
+                );
+            }
+        }
+        _ => e.fail(
+            "unknown.subscript",
+            span,
+            format!("`{what}` into anything but a plain variable name evaluates code"),
+        ),
+    }
 }
 
 /// Environment variables a command may receive.

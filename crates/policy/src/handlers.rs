@@ -34,6 +34,8 @@ pub(crate) enum Handler {
     Date,
     Sysctl,
     Nft,
+    Tmux,
+    Wait,
     Less,
     Man,
     Printf,
@@ -97,6 +99,8 @@ impl Handler {
             "date" => Self::Date,
             "sysctl" => Self::Sysctl,
             "nft" => Self::Nft,
+            "tmux" => Self::Tmux,
+            "wait" => Self::Wait,
             "less" => Self::Less,
             "man" => Self::Man,
             "printf" => Self::Printf,
@@ -217,6 +221,17 @@ impl Handler {
             Self::Date => date(e, p, words),
             Self::Sysctl => sysctl(e, p, words),
             Self::Nft => nft(e, p, words),
+            Self::Tmux => tmux(e, words),
+            Self::Wait => {
+                for o in p.values("-p") {
+                    crate::classify::assign_name(
+                        e,
+                        o.value.literal(),
+                        words[o.word].span,
+                        "wait -p",
+                    );
+                }
+            }
             Self::Less => less(e, p, words, off, ao),
             Self::Man => {
                 // `man -l FILE` formats any file: its text is printed.
@@ -468,6 +483,23 @@ fn watch(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mu
 fn shell(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
     let name = words[0].literal().unwrap_or("sh");
     let sh_mode = !name.ends_with("bash");
+    // Shell options that change parsing or export every variable (`-o keyword`,
+    // `-o allexport`, `-o posix`) make the script mean something else.
+    for o in p.values("-o") {
+        let safe = matches!(
+            o.value.literal(),
+            Some(
+                "errexit" | "nounset" | "pipefail" | "xtrace" | "noclobber" | "verbose" | "noglob"
+            )
+        );
+        if !safe {
+            e.fail(
+                "unknown.shell_option",
+                words[o.word].span,
+                "this shell option changes how the script is parsed or run",
+            );
+        }
+    }
     if !p.has("-c") {
         if p.has("--version") || p.has("--help") {
             return;
@@ -2161,30 +2193,69 @@ fn nft(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
     let check = p.has("--check");
     let span = span0(words);
-    let verb = text.split_whitespace().next().unwrap_or("");
-    let class = match verb {
-        "" => return,
-        "list" | "describe" | "monitor" => Class::ReadOnly,
-        "add" | "insert" | "create" | "replace" | "rename" | "reset" | "delete" | "destroy" => {
-            Class::ConfigMutation
+    // One argument may hold several commands: `nft 'list ruleset; flush ruleset'`, also
+    // separated by newlines. Separators inside `{ … }` blocks belong to the block.
+    let mut commands = Vec::new();
+    let (mut depth, mut from) = (0usize, 0usize);
+    for (k, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ';' | '\n' if depth == 0 => {
+                commands.push(&text[from..k]);
+                from = k + 1;
+            }
+            _ => {}
         }
-        "flush" => Class::Destructive,
-        other => {
-            e.fail(
-                "unknown.nft",
+    }
+    commands.push(&text[from..]);
+    for command in commands {
+        let verb = command.split_whitespace().next().unwrap_or("");
+        let class = match verb {
+            "" => continue,
+            "list" | "describe" | "monitor" => Class::ReadOnly,
+            "add" | "insert" | "create" | "replace" | "rename" | "reset" | "delete" | "destroy" => {
+                Class::ConfigMutation
+            }
+            "flush" => Class::Destructive,
+            other => {
+                e.fail(
+                    "unknown.nft",
+                    span,
+                    format!("nft command `{other}` is not modelled"),
+                );
+                return;
+            }
+        };
+        if !check {
+            e.add(
+                format!("spec.nft.{verb}"),
+                class,
                 span,
-                format!("nft command `{other}` is not modelled"),
+                format!("`nft {verb}`"),
             );
-            return;
         }
-    };
-    if !check {
-        e.add(
-            format!("spec.nft.{verb}"),
-            class,
-            span,
-            format!("`nft {verb}`"),
-        );
+    }
+}
+
+/// tmux formats run shell commands: `#(cmd)` in `display -p`, `list-* -F`, options such
+/// as `status-right`, and `if-shell`/`run-shell` arguments. A word that could hold one
+/// (any `#(`, or text only known at run time) is a program the classifier did not see.
+fn tmux(e: &mut Engine<'_>, words: &[Word]) {
+    for w in &words[1..] {
+        match w.literal() {
+            Some(l) if !l.contains("#(") => {}
+            Some(_) => e.fail(
+                "unknown.tmux_format",
+                w.span,
+                "a tmux format `#(…)` runs a shell command",
+            ),
+            None => e.fail(
+                "unknown.tmux_format",
+                w.span,
+                "a tmux argument only known at run time may hold a format that runs a command",
+            ),
+        }
     }
 }
 
@@ -2556,27 +2627,13 @@ fn php(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
 
 fn printf(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     for o in p.values("-v") {
-        match o.value.literal() {
-            Some(n) if is_name(n) => e.bind_unknown(n),
-            _ => e.fail(
-                "unknown.subscript",
-                words[o.word].span,
-                "`printf -v` with anything but a plain name evaluates code",
-            ),
-        }
+        crate::classify::assign_name(e, o.value.literal(), words[o.word].span, "printf -v");
     }
 }
 
 fn read(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     for &i in &p.operands {
-        match words[i].literal() {
-            Some(n) if is_name(n) => e.bind_unknown(n),
-            _ => e.fail(
-                "unknown.subscript",
-                words[i].span,
-                "`read` into anything but a plain name",
-            ),
-        }
+        crate::classify::assign_name(e, words[i].literal(), words[i].span, "read");
     }
     if p.operands.is_empty() {
         e.bind_unknown("REPLY");
@@ -3376,7 +3433,8 @@ fn cd(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
 }
 
 fn set(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
-    const SAFE_LETTERS: &str = "euxvfCEhmnpPTaBb";
+    // Not `a` (allexport): every later assignment would reach the environment.
+    const SAFE_LETTERS: &str = "euxvfCEhmnpPTBb";
     const SAFE_NAMES: &[&str] = &[
         "errexit",
         "nounset",
@@ -3385,7 +3443,6 @@ fn set(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         "noclobber",
         "noglob",
         "verbose",
-        "allexport",
         "errtrace",
         "functrace",
         "physical",
@@ -3488,6 +3545,14 @@ fn export(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
                         "unknown.export",
                         w.span,
                         "`export` of something that is not a name",
+                    );
+                } else if w.literal().is_none() || !env_allowed(first, None, false) {
+                    // Its current value (set earlier, or inherited) reaches every later
+                    // command: only harmless names.
+                    e.fail(
+                        "unknown.env",
+                        w.span,
+                        format!("exporting `{first}` can change what later commands run"),
                     );
                 }
             }

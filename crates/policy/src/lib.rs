@@ -14,6 +14,7 @@ mod decision;
 mod handlers;
 mod ir;
 mod lower;
+mod nesting;
 mod opts;
 mod paths;
 mod scripts;
@@ -93,6 +94,20 @@ pub fn classify(command: &str) -> Decision {
 /// Classifies with an explicit spec set.
 pub(crate) fn classify_with(policy: &Policy, command: &str) -> Decision {
     classify::classify(policy, command)
+}
+
+/// Classifies with an explicit work budget and returns the units spent (tests of the
+/// budget's edge; the default budget is [`default_budget`]).
+#[doc(hidden)]
+pub fn classify_budgeted(command: &str, budget: u32) -> Result<(Decision, u32), SpecError> {
+    let p = Policy::default_policy()?;
+    Ok(classify::classify_budgeted(p, command, budget))
+}
+
+/// The work budget [`classify`] uses.
+#[doc(hidden)]
+pub fn default_budget() -> u32 {
+    classify::DEFAULT_BUDGET
 }
 
 /// Parses `command` with the shell parser only (the benchmark's reference point).

@@ -61,13 +61,9 @@ pub(crate) fn precheck(src: &str, span: Span) -> Res<()> {
             span,
         ));
     }
-    // One byte-level pass finds forbidden characters and estimates nesting, quote-aware.
-    // Most bytes are ordinary and skipped through a table; multi-byte sequences are
-    // decoded only at their lead byte. Every character the estimate looks at is ASCII,
-    // so bytes stand in for chars.
+    // One byte-level pass finds forbidden characters. Most bytes are ordinary and skipped
+    // through a table; multi-byte sequences are decoded only at their lead byte.
     let bytes = src.as_bytes();
-    let (mut depth, mut max) = (0usize, 0usize);
-    let mut in_single = false;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -101,22 +97,13 @@ pub(crate) fn precheck(src: &str, span: Span) -> Res<()> {
                 span,
             ));
         }
-        if in_single {
-            in_single = b != b'\'';
-        } else {
-            match b {
-                b'\'' => in_single = i == 0 || bytes[i - 1] != b'\\',
-                b'(' | b'{' | b'[' | b'`' => {
-                    depth += 1;
-                    max = max.max(depth);
-                }
-                b')' | b'}' | b']' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
         i += 1;
     }
-    if max > MAX_NESTING {
+    // The parser (and the lowering after it) recurses on nesting: refuse deep text before
+    // it gets there. The estimate errs towards deeper (see `nesting`).
+    if crate::nesting::cheap_bound(src) > MAX_NESTING
+        && crate::nesting::max_depth(src, MAX_NESTING) > MAX_NESTING
+    {
         return Err(Unsupported::new(
             "unknown.too_nested",
             format!("command nests deeper than {MAX_NESTING} levels"),
@@ -127,7 +114,7 @@ pub(crate) fn precheck(src: &str, span: Span) -> Res<()> {
 }
 
 /// Bytes the precheck has to look at: control characters, non-ASCII lead and
-/// continuation bytes, quotes, brackets and `$`.
+/// continuation bytes, and `$`.
 static PRECHECK_SPECIAL: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
@@ -135,7 +122,7 @@ static PRECHECK_SPECIAL: [bool; 256] = {
         t[i] = match i as u8 {
             b'\n' | b'\t' => false,
             0..=0x1f | 0x7f..=0xff => true,
-            b'\'' | b'(' | b'{' | b'[' | b'`' | b')' | b'}' | b']' | b'$' => true,
+            b'$' => true,
             _ => false,
         };
         i += 1;

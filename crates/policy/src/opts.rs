@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use crate::decision::Span;
+use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
 use crate::lower::Unsupported;
 use crate::spec::{Arity, CmdSpec, Effects, OptSpec, Role, Style};
@@ -193,8 +193,17 @@ impl<'a> P<'a, '_> {
         Ok(None)
     }
 
+    /// Lenient specs ignore options they do not list, except before a subcommand: an
+    /// unlisted option may take the next word as its value, and that word would then be
+    /// read as the subcommand (`kubectl --as get delete pod web`).
+    fn tolerates_unknown_options(&self) -> bool {
+        self.style() == Style::Lenient && self.leaf().subs.is_empty()
+    }
+
     fn unknown_option(&self, name: &str, span: Span) -> Result<(), Unsupported> {
-        if self.style() == Style::Lenient {
+        if self.tolerates_unknown_options()
+            && !(self.leaf().class == Class::ReadOnly && names_a_program_or_peer(name))
+        {
             return Ok(());
         }
         Err(unknown(
@@ -271,7 +280,7 @@ impl<'a> P<'a, '_> {
         let body = &s[1..];
         for (pos, c) in body.char_indices() {
             let Some(opt) = self.short(c) else {
-                if self.style() == Style::Lenient {
+                if self.tolerates_unknown_options() {
                     // Keep scanning: a later letter may still be a declared option.
                     continue;
                 }
@@ -361,6 +370,46 @@ impl<'a> P<'a, '_> {
     }
 }
 
+/// Does an option's name say it takes a program, a hook, a script, a pager or editor, or
+/// where to connect and with which credentials (`--exec`, `--post-renderer`, `--pager`,
+/// `--server`, `--token`, `--kubeconfig`)? Lenient specs ignore options they do not list;
+/// these they may not ignore.
+fn names_a_program_or_peer(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "exec",
+        "command",
+        "cmd",
+        "script",
+        "hook",
+        "pager",
+        "editor",
+        "shell",
+        "rsh",
+        "proxy",
+        "program",
+        "plugin",
+        "renderer",
+        "helper",
+        "askpass",
+        "server",
+        "addr",
+        "url",
+        "endpoint",
+        "socket",
+        "token",
+        "passw",
+        "secret",
+        "kubeconfig",
+        "upload-pack",
+        "receive-pack",
+        "insecure",
+        "tls",
+    ];
+    let n = name.trim_start_matches('-').to_ascii_lowercase();
+    // `--no-pager`, `--without-hooks` switch something off.
+    !n.starts_with("no-") && !n.starts_with("without") && WORDS.iter().any(|w| n.contains(w))
+}
+
 /// Literal text at the start of a word.
 fn lit_prefix(w: &Word) -> Option<&str> {
     match w.parts.first() {
@@ -444,6 +493,9 @@ pub(crate) fn parse<'a>(
         } else if let Some(s) = lit
             && s.len() > 1
             && s.starts_with('-')
+            // Lenient tools whose subcommands are spelled as options (`ipset -L`,
+            // `swanctl --list-sas`).
+            && !(leaf.style == Style::Lenient && leaf.find_sub(s).is_some())
         {
             if leaf.numeric && s[1..].bytes().all(|b| b.is_ascii_digit()) {
                 p.occ.push(Occ {

@@ -722,6 +722,29 @@ impl Policy {
         Ok(p)
     }
 
+    /// Every command path (`["kubectl", "rollout"]`) whose spec has subcommands, with
+    /// the name of its first subcommand (tests of how options before a subcommand are read).
+    #[doc(hidden)]
+    pub fn subcommand_paths(&self) -> Vec<(Vec<String>, String)> {
+        fn walk(c: &CmdSpec, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+            path.push(c.names[0].clone());
+            if let Some(first) = c.subs.iter().find(|s| s.names[0] != "*") {
+                out.push((path.clone(), first.names[0].clone()));
+            }
+            for s in &c.subs {
+                if s.names[0] != "*" && !s.names[0].starts_with('-') {
+                    walk(s, path, out);
+                }
+            }
+            path.pop();
+        }
+        let mut out = Vec::new();
+        for c in &self.commands {
+            walk(c, &mut Vec::new(), &mut out);
+        }
+        out
+    }
+
     /// Every failing `match`/`not_match` example.
     #[doc(hidden)]
     pub fn example_failures(&self) -> Vec<SpecError> {

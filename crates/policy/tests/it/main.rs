@@ -3,7 +3,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod api;
+mod budget;
 mod corpus;
+mod depth;
+mod holes;
 mod metamorphic;
 mod props;
 mod specs;
