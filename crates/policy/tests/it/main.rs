@@ -1,9 +1,10 @@
 //! The classifier's integration tests: labelled corpus, metamorphic relations,
-//! properties, spec self-tests and the public API.
+//! properties, spec self-tests, the public API, and read-only commands run in a sandbox.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod api;
 mod corpus;
 mod metamorphic;
 mod props;
+mod sandbox;
 mod specs;
