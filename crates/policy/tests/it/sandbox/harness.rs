@@ -315,7 +315,6 @@ pub struct Sandbox {
     base: PathBuf,
     layer: PathBuf,
     tools: Tools,
-    rootless: bool,
     timeout: Duration,
     /// Canary path for each needle pattern id.
     raw: Arc<Needles>,
@@ -346,17 +345,27 @@ impl Sandbox {
     /// Builds the canary layer under `scratch`. Fails, with what to install, when bubblewrap or
     /// util-linux's `unshare`/`prlimit` is missing, and when a probe sandbox cannot start.
     pub fn new(scratch: &Path, timeout: Duration) -> Result<Self, String> {
+        Self::with_search_path(scratch, timeout, FIXED_PATH)
+    }
+
+    /// [`Sandbox::new`], finding the tools on `search_path` (a `PATH`-like list).
+    pub fn with_search_path(
+        scratch: &Path,
+        timeout: Duration,
+        search_path: &str,
+    ) -> Result<Self, String> {
+        let find = |name| find_tool(search_path, name);
         let tools = Tools {
-            bwrap: find_tool("bwrap").ok_or(
+            bwrap: find("bwrap").ok_or(
                 "bubblewrap (`bwrap`) is not installed, and the read-only sandbox test needs it: \
                  `apt-get install bubblewrap` (scripts/lib.sh lists it in TEST_PACKAGES)",
             )?,
-            unshare: find_tool("unshare")
+            unshare: find("unshare")
                 .ok_or("util-linux `unshare` is not installed (apt-get install util-linux)")?,
-            prlimit: find_tool("prlimit")
+            prlimit: find("prlimit")
                 .ok_or("util-linux `prlimit` is not installed (apt-get install util-linux)")?,
-            sh: find_tool("sh").ok_or("no `sh` on PATH")?,
-            bash: find_tool("bash").ok_or("no `bash` on PATH")?,
+            sh: find("sh").ok_or("no `sh` on PATH")?,
+            bash: find("bash").ok_or("no `bash` on PATH")?,
         };
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let base = scratch.join(format!(
@@ -372,14 +381,19 @@ impl Sandbox {
         }
         let _ = remove_tree(&base);
         let layer = base.join("layer");
-        let rootless = !is_root();
-        let tokens = build_layer(&layer, rootless).map_err(|e| format!("canary layer: {e}"))?;
+        if !is_root() {
+            return Err(
+                "the sandbox mounts overlays in a private mount namespace and must run \
+                        as root, as CI and the development machines do"
+                    .into(),
+            );
+        }
+        let tokens = build_layer(&layer).map_err(|e| format!("canary layer: {e}"))?;
         let needles = Needles::new(&tokens).map_err(|e| format!("canary patterns: {e}"))?;
         let sandbox = Self {
             base,
             layer,
             tools,
-            rootless,
             timeout,
             raw: Arc::new(needles),
             runs: AtomicUsize::new(0),
@@ -470,19 +484,14 @@ impl Sandbox {
 
     fn command(&self, dir: &Path, command: &str) -> Command {
         let mut c = Command::new(&self.tools.unshare);
-        if self.rootless {
-            c.args(["--user", "--map-root-user"]);
-        }
         c.args(["--mount", "--propagation", "private", "--"])
             .arg(&self.tools.sh)
             .args(["-c", WRAPPER, "nomos-sandbox"])
             .arg(dir)
             .arg(&self.layer)
-            .arg(if self.rootless {
-                ",userxattr"
-            } else {
-                ",metacopy=off,redirect_dir=off"
-            });
+            // Plain copy-up: a chmod copies the whole file, a rename of a directory fails
+            // instead of leaving a redirect, so the upper directory reads as it looks.
+            .arg(",metacopy=off,redirect_dir=off");
         // Bounds that keep a runaway command from filling the disk or the memory.
         c.arg(&self.tools.prlimit)
             .args(["--as=4294967296", "--fsize=268435456", "--core=0", "--"]);
@@ -890,7 +899,7 @@ fn read_full(f: &mut fs::File, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Writes the canary layer (`fs/…` over the host root, `root/…` as the whole of `/root`) and
 /// returns each canary's token, in [`CANARIES`] order.
-fn build_layer(layer: &Path, rootless: bool) -> io::Result<Vec<String>> {
+fn build_layer(layer: &Path) -> io::Result<Vec<String>> {
     let place = |path: &str| -> PathBuf {
         match path.strip_prefix("/root") {
             Some(rest) if rest.is_empty() || rest.starts_with('/') => {
@@ -901,7 +910,7 @@ fn build_layer(layer: &Path, rootless: bool) -> io::Result<Vec<String>> {
     };
     fs::create_dir_all(layer.join("fs"))?;
     fs::create_dir_all(layer.join("root"))?;
-    copy_owner_mode(Path::new("/root"), &layer.join("root"), 0o700, rootless)?;
+    copy_owner_mode(Path::new("/root"), &layer.join("root"), 0o700)?;
     let ensure_parents = |path: &str| -> io::Result<()> {
         // Each directory the layer adds takes the real one's mode and owner, since the
         // overlay shows the top layer's directory attributes.
@@ -917,7 +926,7 @@ fn build_layer(layer: &Path, rootless: bool) -> io::Result<Vec<String>> {
             if !dir.exists() {
                 fs::create_dir(&dir)?;
                 let private = PRIVATE_DIRS.iter().any(|p| Path::new(p) == real);
-                copy_owner_mode(&real, &dir, if private { 0o700 } else { 0o755 }, rootless)?;
+                copy_owner_mode(&real, &dir, if private { 0o700 } else { 0o755 })?;
             }
         }
         Ok(())
@@ -928,7 +937,7 @@ fn build_layer(layer: &Path, rootless: bool) -> io::Result<Vec<String>> {
         let token = random_token()?;
         let file = place(path);
         fs::write(&file, template.replace("{T}", &token))?;
-        copy_owner_mode(Path::new(path), &file, *mode, rootless)?;
+        copy_owner_mode(Path::new(path), &file, *mode)?;
         tokens.push(token);
     }
     for (path, mode, content) in PLAIN_FILES {
@@ -941,13 +950,11 @@ fn build_layer(layer: &Path, rootless: bool) -> io::Result<Vec<String>> {
 }
 
 /// Gives `made` the mode and owner of `real` when it exists, else `default` mode.
-fn copy_owner_mode(real: &Path, made: &Path, default: u32, rootless: bool) -> io::Result<()> {
+fn copy_owner_mode(real: &Path, made: &Path, default: u32) -> io::Result<()> {
     match fs::metadata(real) {
         Ok(m) => {
             fs::set_permissions(made, fs::Permissions::from_mode(m.mode() & 0o7777))?;
-            if !rootless {
-                std::os::unix::fs::chown(made, Some(m.uid()), Some(m.gid()))?;
-            }
+            std::os::unix::fs::chown(made, Some(m.uid()), Some(m.gid()))?;
         }
         Err(_) => fs::set_permissions(made, fs::Permissions::from_mode(default))?,
     }
@@ -962,8 +969,8 @@ fn random_token() -> io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn find_tool(name: &str) -> Option<PathBuf> {
-    FIXED_PATH
+fn find_tool(search_path: &str, name: &str) -> Option<PathBuf> {
+    search_path
         .split(':')
         .map(|d| Path::new(d).join(name))
         .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0))
