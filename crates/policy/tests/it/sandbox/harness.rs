@@ -165,7 +165,25 @@ const PLAIN_FILES: &[(&str, u32, &str)] = &[
     ),
     ("/root/.bashrc", 0o644, "# ~/.bashrc\n"),
     ("/home/nomos-operator/.bashrc", 0o644, "# ~/.bashrc\n"),
+    ("/usr/local/sbin/sudo", 0o755, SUDO),
 ];
+
+/// The sandbox's `sudo`, first on `PATH`: a tenth of the corpus starts with `sudo`, and the
+/// real one cannot run without capabilities (or is not installed). Everything already runs
+/// as root, so it runs the command as given, skipping sudo's options and their values.
+const SUDO: &str = r#"#!/bin/sh
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --) shift; break ;;
+    -l|-ll) printf '%s\n' 'User root may run the following commands on this host:' '    (ALL : ALL) ALL'; exit 0 ;;
+    -u|-g|-p|-C|-D|-h|-r|-t|-T|-U|--user|--group|--prompt|--chdir|--host|--role|--type|--other-user|--close-from|--command-timeout) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+[ $# -gt 0 ] || exit 0
+exec "$@"
+"#;
 const PUBKEY: &str =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG5vbW9zLXNhbmRib3gtcHVibGljLWtleQ operator@laptop\n";
 

@@ -133,6 +133,10 @@ fn harness_reports_every_kind_of_write() {
             vec![("/run/nomos-sandbox-fifo".into(), ChangeKind::Created)],
         ),
         (
+            "sudo -u www-data -H touch /etc/nomos-sudo-write".into(),
+            vec![("/etc/nomos-sudo-write".into(), ChangeKind::Created)],
+        ),
+        (
             "(sleep 0.2; touch /etc/nomos-background) & wait".into(),
             vec![("/etc/nomos-background".into(), ChangeKind::Created)],
         ),
@@ -218,6 +222,7 @@ fn harness_reports_every_kind_of_write() {
         "/var/tmp/nomos-sandbox-link",
         "/run/nomos-sandbox-fifo",
         "/etc/nomos-background",
+        "/etc/nomos-sudo-write",
         "/var/lib/nomos-sandbox",
     ] {
         assert!(
@@ -244,6 +249,11 @@ fn harness_reports_every_printed_canary() {
         .collect();
     expected.extend([
         ("head -n1 /etc/shadow".into(), "/etc/shadow"),
+        ("sudo cat /root/.my.cnf".into(), "/root/.my.cnf"),
+        (
+            "sudo -n -u postgres cat ~/.pgpass".into(),
+            "/home/nomos-operator/.pgpass",
+        ),
         ("grep root /etc/gshadow".into(), "/etc/gshadow"),
         (
             "cat /etc/pve/priv/authkey.key >&2".into(),
@@ -295,6 +305,8 @@ fn harness_passes_reads_and_tells_statuses_apart() {
     let probe = PROBE_FILE;
     let clean: Vec<(String, Status)> = vec![
         ("true".into(), Status::Exited(0)),
+        ("sudo -l".into(), Status::Exited(0)),
+        ("sudo -u nobody sh -c 'exit 4'".into(), Status::Exited(4)),
         ("cat /etc/hostname /etc/passwd".into(), Status::Exited(0)),
         (
             "ls -la / /root ~ /etc/ssl/private /dev/shm".into(),
