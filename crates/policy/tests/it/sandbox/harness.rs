@@ -334,8 +334,8 @@ pub struct Sandbox {
     layer: PathBuf,
     tools: Tools,
     timeout: Duration,
-    /// Canary path for each needle pattern id.
-    raw: Arc<Needles>,
+    /// The canary tokens' patterns, shared with the output scanners.
+    needles: Arc<Needles>,
     runs: AtomicUsize,
 }
 
@@ -397,7 +397,7 @@ impl Sandbox {
                 "scratch path {text:?} cannot be an overlay option (no , : \\ or spaces)"
             ));
         }
-        let _ = remove_tree(&base);
+        remove_stale(scratch);
         let layer = base.join("layer");
         if !is_root() {
             return Err(
@@ -413,7 +413,7 @@ impl Sandbox {
             layer,
             tools,
             timeout,
-            raw: Arc::new(needles),
+            needles: Arc::new(needles),
             runs: AtomicUsize::new(0),
         };
         let probe = sandbox.run_one(":");
@@ -554,10 +554,10 @@ impl Sandbox {
         };
         let (tx, rx) = mpsc::channel();
         if let Some(out) = child.stdout.take() {
-            spawn_scanner(out, Arc::clone(&self.raw), false, tx.clone());
+            spawn_scanner(out, Arc::clone(&self.needles), false, tx.clone());
         }
         if let Some(err) = child.stderr.take() {
-            spawn_scanner(err, Arc::clone(&self.raw), true, tx.clone());
+            spawn_scanner(err, Arc::clone(&self.needles), true, tx.clone());
         }
         drop(tx);
         let exit = wait_until(&mut child, started + self.timeout);
@@ -1001,6 +1001,27 @@ fn is_root() -> bool {
             .and_then(|l| l.split_whitespace().nth(1))
             == Some("0")
     })
+}
+
+/// Removes the scratch trees of test processes that are gone (killed before their `Drop`).
+fn remove_stale(scratch: &Path) {
+    let Ok(entries) = fs::read_dir(scratch) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("nomos-sandbox-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = remove_tree(&e.path());
+        }
+    }
 }
 
 /// Removes a scratch tree, first making directories searchable (overlay work directories

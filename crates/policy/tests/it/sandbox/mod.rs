@@ -435,6 +435,8 @@ const KNOWN: &[(&str, &str)] = &[
     ("apt-get install -s nginx", APT_EIPP),
     ("apt install --dry-run htop", APT_EIPP),
     ("apt-get --simulate dist-upgrade", APT_EIPP),
+    ("sudo apt-get install --dry-run -y nginx-full", APT_EIPP),
+    ("sudo apt-get -s dist-upgrade | grep '^Inst'", APT_EIPP),
 ];
 
 const APT_EIPP: &str = "a simulated install/upgrade as root rewrites /var/log/apt/eipp.log.xz \
