@@ -1,5 +1,5 @@
 //! The classifier's integration tests: labelled corpus, metamorphic relations,
-//! properties, spec self-tests and the public API.
+//! properties, spec self-tests, the public API, and read-only commands run in a sandbox.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod api;
@@ -9,5 +9,6 @@ mod depth;
 mod holes;
 mod metamorphic;
 mod props;
+mod sandbox;
 mod specs;
 mod targets;
