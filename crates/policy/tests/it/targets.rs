@@ -528,7 +528,7 @@ fn writes_hidden_in_options_and_operands() {
             "ssh -o ControlMaster=no host uptime",
             "sensors -j",
             "uniq -c /tmp/x",
-            "REV=HEAD~2; git log -1 \"$REV\"",
+            "rev=HEAD~2; git log -1 \"$rev\"",
             "git clean -n",
             "rsync -n -av a/ b/",
         ]
