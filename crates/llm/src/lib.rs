@@ -35,7 +35,8 @@ pub use config::{
     ANTHROPIC_BASE_URL, Credential, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL,
     DEFAULT_OPENROUTER_MODEL, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ENV_PROVIDER, LlmSettings,
     OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL, OllamaProbe, ProviderKind,
-    ResolvedConfig, Service, build_provider, endpoint_account, legacy_endpoint_account, probe_ollama, resolve_config,
+    ResolvedConfig, Service, build_provider, endpoint_account, legacy_endpoint_account,
+    probe_ollama, resolve_config,
 };
 pub use error::{ErrorInfo, LlmError, parse_retry_after};
 pub use openai::{MaxTokensField, OpenAiConfig, OpenAiProvider, assemble_data_lines};

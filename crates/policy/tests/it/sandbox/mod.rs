@@ -397,14 +397,6 @@ const BENIGN: &[(&str, &str, ChangeKind, &str)] = &[
 /// list only shrinks.
 const KNOWN: &[(&str, &str)] = &[
     (
-        "pwck -r",
-        "prints the /etc/shadow lines it finds fault with (and the shadow canary with them)",
-    ),
-    (
-        "nstat -az | grep -i retrans",
-        "nstat writes its history file /tmp/.nstat.u<uid> unless -s/--noupdate",
-    ),
-    (
         "systemd-analyze verify /etc/systemd/system/restic-backup.service",
         "creates /run/systemd/systemd-units-load (the manager's unit-load time stamp)",
     ),
