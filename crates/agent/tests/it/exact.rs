@@ -29,6 +29,12 @@ impl Files {
         Self { dir }
     }
 
+    /// `cmd` run in the directory: the file name stands alone as a word, where the masker
+    /// redacts `password=…` (inside a path it is left as it is).
+    fn in_dir(&self, cmd: &str) -> String {
+        format!("cd {} && {cmd}", self.dir.display())
+    }
+
     fn path(&self, name: &str) -> String {
         self.dir.join(name).display().to_string()
     }
@@ -85,7 +91,7 @@ async fn i22_an_approved_card_runs_the_exact_text_not_the_redacted_copy() {
         let f = Files::new(&h);
         h.server.push(plan(&[("Remove the file", "host:local")]));
         h.server
-            .push(run_step(&format!("rm -f {}", f.path("password=abcdef")), 1));
+            .push(run_step(&f.in_dir("rm -f password=abcdef"), 1));
         h.server
             .push(text("Removed.").expect(Expect::LastUserContains("Background execution".into())));
         let session = h.agent.send(None, "remove it").await.unwrap();
@@ -113,7 +119,8 @@ async fn i22_a_config_change_inside_the_window_runs_the_exact_text() {
     let f = Files::new(&h);
     let created = f.path("password=newvalue");
     h.server.push(plan(&[("Create the marker", "host:local")]));
-    h.server.push(run_step(&format!("touch {created}"), 1));
+    h.server
+        .push(run_step(&f.in_dir("touch password=newvalue"), 1));
     h.server.push(text("Created."));
     let session = h.agent.send(None, "create it").await.unwrap();
     h.agent.send(Some(session), "go ahead").await.unwrap();
@@ -139,8 +146,8 @@ async fn i22_after_a_restart_a_card_whose_exact_text_is_gone_is_refused_and_a_pl
     let mut h = Harness::new(Vec::new()).await;
     let f = Files::new(&h);
     std::fs::write(f.dir.join("plain-file"), "PLAIN\n").unwrap();
-    let secret = format!("rm -f {}", f.path("password=abcdef"));
-    let plain = format!("rm -f {}", f.path("plain-file"));
+    let secret = f.in_dir("rm -f password=abcdef");
+    let plain = f.in_dir("rm -f plain-file");
     h.server.push(plan(&[("Remove both", "host:local")]));
     h.server.push(Step::new(Reply::ToolCalls {
         text: String::new(),
