@@ -73,6 +73,11 @@ impl Gates {
                 }
                 LeaseOutcome::Busy { holder, .. } => {
                     if tokio::time::Instant::now() + LEASE_POLL > deadline {
+                        // This process through another agent (the desktop rebuilds its agent
+                        // when settings change): busy here, not elsewhere.
+                        if holder == store.owner_id() {
+                            return Err(AgentError::Busy(session));
+                        }
                         return Err(AgentError::BusyElsewhere {
                             session,
                             pid: holder_pid(&holder),

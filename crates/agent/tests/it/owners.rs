@@ -235,3 +235,35 @@ fn i24_a_reused_process_group_is_left_alone() {
     );
     assert!(!group_alive(pgid));
 }
+
+/// Two agents over one store (the desktop rebuilds its agent when settings change, while a
+/// turn may still run): the lease still orders their turns, and the refusal says busy here.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn i24_a_rebuilt_agent_on_the_same_store_does_not_overlap_the_old_ones_turn() {
+    let h = Harness::new(vec![Step::new(Reply::Hang {
+        text: String::new(),
+    })])
+    .await;
+    let agent = h.agent.clone();
+    let first = tokio::spawn(async move { agent.send(None, "long").await });
+    assert!(h.server.wait_for_requests(1, Duration::from_secs(5)).await);
+    let session = h.store().list_sessions(&Default::default()).unwrap()[0].id;
+    let provider =
+        OpenAiProvider::new(OpenAiConfig::new(h.server.base_url(), "mock"), None).unwrap();
+    let rebuilt = Agent::new(AgentParts {
+        store: h.store().clone(),
+        provider: Arc::new(provider),
+        executor: Arc::new(
+            Executor::new(ExecutorConfig::new(h.dir.path().join("exec-3"))).unwrap(),
+        ),
+        inventory: Inventory::with_local(),
+        config: test_config(),
+    });
+    let err = rebuilt.send(Some(session), "hello?").await.unwrap_err();
+    assert_eq!(err.code(), "agent.busy");
+    assert!(!err.to_string().contains("another Nomos process"), "{err}");
+    h.agent.stop(session);
+    first.await.unwrap().unwrap();
+    // Released at the end of the turn: the rebuilt agent's turn can run now.
+    assert_eq!(h.store().turn_lease_holder(session).unwrap(), None);
+}
