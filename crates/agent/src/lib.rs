@@ -309,6 +309,7 @@ fn end_orphaned_execution(e: &nomos_store::Execution) -> Option<String> {
     let group = nomos_exec::ProcessGroup {
         pgid,
         start_ticks: e.pgid_start_ticks.and_then(|t| u64::try_from(t).ok()),
+        started_at_unix_ms: e.started_at_ms,
     };
     let why = match nomos_exec::end_orphaned_group(group, ORPHAN_GRACE) {
         nomos_exec::OrphanOutcome::Killed => format!(

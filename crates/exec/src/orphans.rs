@@ -20,6 +20,9 @@ pub struct ProcessGroup {
     /// The leader's start time in clock ticks since boot; `None` where it cannot be read
     /// (no `/proc`), and then the group is never signalled later.
     pub start_ticks: Option<u64>,
+    /// When it was started (Unix ms, the row's `started_at_ms`). Start ticks count from boot,
+    /// so a command started before this boot is gone whatever the ticks say.
+    pub started_at_unix_ms: Option<i64>,
 }
 
 impl ProcessGroup {
@@ -29,6 +32,7 @@ impl ProcessGroup {
         Some(ProcessGroup {
             pgid,
             start_ticks: proc_stat(pgid).map(|s| s.start_ticks),
+            started_at_unix_ms: None,
         })
     }
 }
@@ -56,6 +60,12 @@ pub fn end_orphaned_group(group: ProcessGroup, grace: Duration) -> OrphanOutcome
         return OrphanOutcome::AlreadyGone;
     };
     if !group_exists(pid) {
+        return OrphanOutcome::AlreadyGone;
+    }
+    if let (Some(at), Some(boot)) = (group.started_at_unix_ms, boot_time_unix_ms())
+        && at < boot
+    {
+        // Started before this boot: the ids now name other processes.
         return OrphanOutcome::AlreadyGone;
     }
     let Some(recorded) = group.start_ticks else {
@@ -144,6 +154,19 @@ fn belongs(pgid: i32, recorded: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// This boot's time (`btime` of `/proc/stat`), Unix ms, with a second of slack for its
+/// rounding.
+fn boot_time_unix_ms() -> Option<i64> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    let secs: i64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(secs.saturating_sub(1).saturating_mul(1000))
+}
+
 struct Stat {
     pgrp: i32,
     start_ticks: u64,
@@ -186,10 +209,49 @@ mod tests {
                 ProcessGroup {
                     pgid,
                     start_ticks: Some(1),
+                    started_at_unix_ms: None,
                 },
                 Duration::from_millis(10),
             );
             assert!(matches!(out, OrphanOutcome::NotOurs(_)), "{pgid}: {out:?}");
         }
+    }
+
+    /// A group recorded before this boot is never signalled, even when a process now has the
+    /// same pid and start ticks; the same group recorded in this boot is ended.
+    #[test]
+    fn a_group_started_before_this_boot_is_gone_and_one_of_this_boot_is_killed() {
+        use std::os::unix::process::CommandExt as _;
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let mut group = ProcessGroup::of_leader(child.id()).unwrap();
+        assert!(group.start_ticks.is_some());
+        let now_ms = i64::try_from(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap();
+        for before_boot in [0, 1_000_000, boot_time_unix_ms().unwrap() - 5_000] {
+            group.started_at_unix_ms = Some(before_boot);
+            assert_eq!(
+                end_orphaned_group(group, Duration::from_millis(200)),
+                OrphanOutcome::AlreadyGone
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "a pre-boot record killed it"
+            );
+        }
+        group.started_at_unix_ms = Some(now_ms);
+        assert_eq!(
+            end_orphaned_group(group, Duration::from_secs(2)),
+            OrphanOutcome::Killed
+        );
+        assert!(child.wait().unwrap().code().is_none(), "ended by a signal");
     }
 }
