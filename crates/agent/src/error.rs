@@ -12,6 +12,13 @@ pub enum AgentError {
     MessageTooLong { bytes: usize, max: usize },
     #[error("Session {0} is busy with another turn; try again when it finishes.")]
     Busy(i64),
+    /// I24: another Nomos process on this data directory (the app or a `nomos ask`) is running
+    /// a turn of this session.
+    #[error(
+        "Session {session} is busy with a turn in another Nomos process{}; try again when it finishes.",
+        pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
+    )]
+    BusyElsewhere { session: i64, pid: Option<u32> },
     #[error("Session {0} has no plan waiting for approval.")]
     NothingToApprove(i64),
     #[error("Execution {0} is not waiting for approval.")]
@@ -54,7 +61,7 @@ impl AgentError {
             Self::Store(e) => e.code(),
             Self::EmptyMessage => "agent.empty_message",
             Self::MessageTooLong { .. } => "agent.message_too_long",
-            Self::Busy(_) => "agent.busy",
+            Self::Busy(_) | Self::BusyElsewhere { .. } => "agent.busy",
             Self::NothingToApprove(_) => "agent.nothing_to_approve",
             Self::NotAwaitingApproval(_) => "agent.not_awaiting_approval",
             Self::ExactCommandUnavailable(_) => "agent.exact_command_unavailable",
@@ -69,7 +76,7 @@ impl AgentError {
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Store(e) => e.is_retryable(),
-            Self::Busy(_) => true,
+            Self::Busy(_) | Self::BusyElsewhere { .. } => true,
             Self::Exec(e) => e.is_retryable(),
             Self::EmptyMessage
             | Self::MessageTooLong { .. }

@@ -217,8 +217,16 @@ impl Agent {
 
     /// Start-up recovery after a crash: interrupted executions are failed with a reason, cut
     /// turns closed without empty bubbles, and pending continuations left for the worker.
+    ///
+    /// Only work whose process is gone is taken over (I24): another app or CLI on this data
+    /// directory keeps its turns and executions. A command such a process left running is
+    /// ended (its process group, after proving it is still that command's) and its row says
+    /// so.
     pub fn recover(&self) -> Result<nomos_store::RecoveryReport, AgentError> {
-        Ok(self.inner.store.recover_at_startup()?)
+        Ok(self
+            .inner
+            .store
+            .recover_at_startup_with(&end_orphaned_execution)?)
     }
 
     /// Runs the continuation worker and the idle sweep until `stop` fires.
@@ -291,3 +299,32 @@ impl Agent {
 }
 
 pub use worker::SweepReport;
+
+/// How long an orphaned group gets between SIGTERM and SIGKILL.
+const ORPHAN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The recovery reason of an execution whose process died, after ending what it left running.
+fn end_orphaned_execution(e: &nomos_store::Execution) -> Option<String> {
+    let pgid = i32::try_from(e.pgid?).ok()?;
+    let group = nomos_exec::ProcessGroup {
+        pgid,
+        start_ticks: e.pgid_start_ticks.and_then(|t| u64::try_from(t).ok()),
+        started_at_unix_ms: e.started_at_ms,
+    };
+    let why = match nomos_exec::end_orphaned_group(group, ORPHAN_GRACE) {
+        nomos_exec::OrphanOutcome::Killed => format!(
+            "The Nomos process that ran it exited; its process group {pgid} was killed. \
+             Its result was not captured: check the target before running it again."
+        ),
+        nomos_exec::OrphanOutcome::AlreadyGone => format!(
+            "The Nomos process that ran it exited; its process group {pgid} had already ended. \
+             Its result was not captured: check the target before running it again."
+        ),
+        nomos_exec::OrphanOutcome::NotOurs(detail) => format!(
+            "The Nomos process that ran it exited; its process group {pgid} was left alone \
+             ({detail}). Its result was not captured: check the target before running it again."
+        ),
+    };
+    tracing::warn!(execution = e.id, pgid, "{why}");
+    Some(why)
+}

@@ -709,6 +709,14 @@ async fn start_and_wait(
     });
     let limits = Limits::with_timeout(agent.inner.config.command_timeout);
     let handle = agent.inner.executor.start(&target, &exact, &limits)?;
+    // I24: if this process dies first, the next start-up ends the group by this record.
+    if let Some(g) = handle.group() {
+        store.record_execution_group(
+            id,
+            i64::from(g.pgid),
+            g.start_ticks.and_then(|t| i64::try_from(t).ok()),
+        )?;
+    }
     if let Ok(mut running) = agent.inner.running.lock() {
         running.insert(id, handle.clone());
     }

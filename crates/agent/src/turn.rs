@@ -96,9 +96,8 @@ pub(crate) async fn operator_message(
     let permit = agent
         .inner
         .gates
-        .acquire(session, agent.inner.config.gate_wait)
-        .await
-        .ok_or(AgentError::Busy(session))?;
+        .acquire(&agent.inner.store, session, agent.inner.config.gate_wait)
+        .await?;
 
     // I9: a follow-up on a finished session reopens it with a new plan generation.
     if store.get_session(session)?.status.is_terminal()
@@ -194,9 +193,8 @@ pub(crate) async fn approve_plan(
     let permit = agent
         .inner
         .gates
-        .acquire(session, agent.inner.config.gate_wait)
-        .await
-        .ok_or(AgentError::Busy(session))?;
+        .acquire(&agent.inner.store, session, agent.inner.config.gate_wait)
+        .await?;
     let row = store.get_session(session)?;
     let plan = store.current_plan(session)?;
     // B5: the button names the generation the operator saw; a plan completed, re-proposed or

@@ -35,8 +35,16 @@ fn pending_by_session(agent: &Agent) -> Result<BTreeMap<SessionId, Vec<Pending>>
         .copied()
         .collect();
     let mut out: BTreeMap<SessionId, Vec<Pending>> = BTreeMap::new();
-    for p in agent.inner.store.pending_continuations()? {
+    let store = &agent.inner.store;
+    for p in store.pending_continuations()? {
         if running.contains(&p.execution.id) {
+            continue;
+        }
+        // I24: another live process started it and delivers its result itself.
+        if let Some(owner) = p.execution.owner.as_deref()
+            && owner != store.owner_id()
+            && store.is_owner_alive(Some(owner))
+        {
             continue;
         }
         out.entry(p.execution.session_id).or_default().push((
@@ -71,7 +79,7 @@ async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
         if status != Some(SessionStatus::Executing) || paused {
             continue;
         }
-        let Some(permit) = agent.inner.gates.try_acquire(session) else {
+        let Some(permit) = agent.inner.gates.try_acquire(&agent.inner.store, session) else {
             continue;
         };
         let plan_in_flight = agent.inner.store.current_plan(session)?.in_flight();
@@ -152,7 +160,11 @@ pub(crate) async fn sweep_idle(agent: &Agent) -> Result<SweepReport, AgentError>
             }
             continue;
         }
-        let Some(permit) = agent.inner.gates.try_acquire(session.id) else {
+        let Some(permit) = agent
+            .inner
+            .gates
+            .try_acquire(&agent.inner.store, session.id)
+        else {
             report.busy.push(session.id);
             continue;
         };
@@ -181,7 +193,7 @@ pub(crate) async fn reconnect(agent: &Agent, session: SessionId) -> Result<bool,
     {
         return Ok(false);
     }
-    let Some(permit) = agent.inner.gates.try_acquire(session) else {
+    let Some(permit) = agent.inner.gates.try_acquire(&agent.inner.store, session) else {
         return Ok(false);
     };
     let last = store.last_user_message(session)?.map(|m| m.text);

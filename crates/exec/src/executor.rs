@@ -328,6 +328,9 @@ impl Executor {
             message: e.to_string(),
         })?;
         let pid = child.id();
+        // Read at once, while the leader surely lives: a later start-up proves by it that a
+        // group left running is still this command's.
+        let group = pid.and_then(crate::orphans::ProcessGroup::of_leader);
         // Keeps the ssh channel's stdin open; its EOF tells the remote side to kill.
         let keepalive = child.stdin.take();
         info!(target = %target.slug, pid, program, "execution started");
@@ -355,6 +358,7 @@ impl Executor {
         Ok(ExecutionHandle {
             target: target.slug.clone(),
             pid,
+            group,
             cancel,
             rx,
         })
@@ -587,6 +591,7 @@ struct SshContext {
 pub struct ExecutionHandle {
     target: TargetSlug,
     pid: Option<u32>,
+    group: Option<crate::orphans::ProcessGroup>,
     cancel: CancellationToken,
     rx: watch::Receiver<Option<ExecOutcome>>,
 }
@@ -600,6 +605,11 @@ impl ExecutionHandle {
     /// The local process id (`bash`, or the `ssh` client), also its process group id.
     pub fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// Its process group and the leader's start time, read when it started (I24).
+    pub fn group(&self) -> Option<crate::orphans::ProcessGroup> {
+        self.group
     }
 
     /// Asks for the execution to stop: the process group gets SIGTERM, then SIGKILL after

@@ -29,6 +29,7 @@
 mod error;
 mod executor;
 mod inventory;
+mod orphans;
 mod output;
 mod shell;
 pub mod ssh_config;
@@ -42,6 +43,7 @@ pub use executor::{
     MAX_COMMAND_BYTES,
 };
 pub use inventory::{Inventory, parse_inventory};
+pub use orphans::{OrphanOutcome, ProcessGroup, end_orphaned_group};
 pub use output::{CapturedOutput, OutputCap};
 pub use shell::{FIXED_ENV, FIXED_PATH, quote};
 pub use target::{PctTransport, SshTransport, Target, TargetKind, TargetSlug, Transport};

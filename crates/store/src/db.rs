@@ -13,6 +13,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavio
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::StoreError;
+use crate::owners::OwnerLock;
 
 /// A read handle: every query method of the store, on one connection.
 #[derive(Debug, Clone, Copy)]
@@ -28,12 +29,18 @@ pub struct WriteTx<'a> {
     pub(crate) now: i64,
     /// Sessions this writer touched recently (id → time), to skip redundant touches.
     pub(crate) touched: &'a RefCell<HashMap<i64, i64>>,
+    /// This process's owner id (I24), stamped on the work it creates.
+    pub(crate) owner: &'a str,
 }
 
 impl<'a> WriteTx<'a> {
     /// The transaction's time.
     pub fn now_ms(&self) -> i64 {
         self.now
+    }
+    /// The owner id of the store this transaction runs in (I24).
+    pub fn owner(&self) -> &'a str {
+        self.owner
     }
     /// Read inside this transaction (sees its uncommitted writes).
     pub fn reader(&self) -> Reader<'a> {
@@ -115,6 +122,8 @@ pub(crate) struct Inner {
     writer: Mutex<Writer>,
     readers: Mutex<Vec<Connection>>,
     checkpointer: Checkpointer,
+    /// Held for the life of the store: other processes see this owner alive (I24).
+    pub(crate) owner: OwnerLock,
 }
 
 pub(crate) struct Writer {
@@ -234,6 +243,11 @@ impl Store {
     /// [`Store::open`] with a given clock.
     pub fn open_with_clock(db_file: &Path, clock: Arc<dyn Clock>) -> Result<Store, StoreError> {
         let writer = open_and_migrate(db_file, None, clock.as_ref())?;
+        let data_dir = db_file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let owner = OwnerLock::take(data_dir)?;
         writer.pragma_update(None, "wal_autocheckpoint", BACKSTOP_CHECKPOINT_PAGES)?;
         writer.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
         Ok(Store {
@@ -245,6 +259,7 @@ impl Store {
                 }),
                 readers: Mutex::new(Vec::new()),
                 checkpointer: Checkpointer::start(db_file),
+                owner,
             }),
             clock,
         })
@@ -261,6 +276,16 @@ impl Store {
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// This store's owner id (I24): `<pid>-<nonce>`, unique per open.
+    pub fn owner_id(&self) -> &str {
+        self.inner.owner.id()
+    }
+
+    /// Whether `owner` is a live process (see [`crate::owners`]); this store's own id is.
+    pub fn is_owner_alive(&self, owner: Option<&str>) -> bool {
+        self.inner.owner.is_alive(owner)
     }
 
     /// The current time according to the store's clock.
@@ -310,11 +335,13 @@ impl Store {
         &self,
         f: impl FnOnce(&WriteTx<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        let owner = self.inner.owner.id();
         self.with_writer(|tx, now, touched| {
             f(&WriteTx {
                 c: tx,
                 now,
                 touched,
+                owner,
             })
         })
     }

@@ -213,6 +213,12 @@ pub struct Execution {
     pub continued_at_ms: Option<i64>,
     /// How it received it.
     pub continued_via: Option<ContinuedVia>,
+    /// The process (owner id, I24) that created it; `None` for rows written before owners.
+    pub owner: Option<String>,
+    /// The local process group it runs in, once started (I24: killed when its owner is gone).
+    pub pgid: Option<i64>,
+    /// The group leader's start time, clock ticks since boot, to tell a reused pgid apart.
+    pub pgid_start_ticks: Option<i64>,
 }
 
 /// A finished background execution whose result the agent has not received (I14).
@@ -231,7 +237,8 @@ pub struct PendingContinuation {
 const EXEC_COLS: &str = "id, session_id, generation, plan_step_id, call_id, target, command, canonical, class, \
      decision_reason, decision, approval, approved_by, approval_window_id, approved_at_ms, status, exit_code, \
      error, stdout, stderr, stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated, created_at_ms, \
-     updated_at_ms, started_at_ms, finished_at_ms, duration_ms, background, continued_at_ms, continued_via, canonical_sha256";
+     updated_at_ms, started_at_ms, finished_at_ms, duration_ms, background, continued_at_ms, continued_via, canonical_sha256, \
+     owner, pgid, pgid_start_ticks";
 
 fn exec_from_row(r: &Row<'_>) -> rusqlite::Result<Execution> {
     let decision: Option<String> = r.get(10)?;
@@ -269,6 +276,9 @@ fn exec_from_row(r: &Row<'_>) -> rusqlite::Result<Execution> {
         continued_at_ms: r.get(30)?,
         continued_via: r.get(31)?,
         canonical_sha256: r.get(32)?,
+        owner: r.get(33)?,
+        pgid: r.get(34)?,
+        pgid_start_ticks: r.get(35)?,
     })
 }
 
@@ -452,8 +462,8 @@ impl WriteTx<'_> {
             .prepare_cached(
                 "INSERT INTO executions (session_id, generation, plan_step_id, call_id, target, command, canonical,
                      class, decision_reason, decision, approval, approved_by, approval_window_id, approved_at_ms,
-                     status, created_at_ms, updated_at_ms, canonical_sha256)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17)",
+                     status, created_at_ms, updated_at_ms, canonical_sha256, owner)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17, ?18)",
             )?
             .execute(params![
                 new.session_id,
@@ -473,6 +483,7 @@ impl WriteTx<'_> {
                 status,
                 self.now,
                 sha256_hex(&new.canonical),
+                self.owner,
             ])?;
         let id = self.c.last_insert_rowid();
         self.reader().execution(id)
@@ -712,11 +723,40 @@ impl WriteTx<'_> {
         Ok(n == 1)
     }
 
-    /// Start-up: executions left `queued`, `running` or `awaiting_approval` by a crash are
-    /// marked `failed` with `reason` and queued for continuation, so the session learns of it.
-    pub fn fail_interrupted_executions(&self, reason: &str) -> Result<Vec<Execution>, StoreError> {
-        let active = self.reader().active_executions()?;
-        for e in &active {
+    /// Record the process group a started execution runs in (I24), so that a later start-up
+    /// can end it if this process dies first.
+    pub fn record_execution_group(
+        &self,
+        id: ExecutionId,
+        pgid: i64,
+        start_ticks: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.exec_status(id)?;
+        self.c.execute(
+            "UPDATE executions SET pgid = ?2, pgid_start_ticks = ?3 WHERE id = ?1",
+            params![id, pgid, start_ticks],
+        )?;
+        Ok(())
+    }
+
+    /// Start-up: executions left `queued`, `running` or `awaiting_approval` by a process that
+    /// is gone are marked `failed` and queued for continuation, so the session learns of it.
+    /// `reason_for` returns the reason to record for each such execution, or `None` to leave
+    /// it alone (its owner is alive: I24).
+    pub fn fail_interrupted_executions(
+        &self,
+        reason_for: &dyn Fn(&Execution) -> Option<String>,
+    ) -> Result<Vec<Execution>, StoreError> {
+        let mut active = self.reader().active_executions()?;
+        let mut reasons = Vec::with_capacity(active.len());
+        active.retain(|e| match reason_for(e) {
+            Some(r) => {
+                reasons.push(r);
+                true
+            }
+            None => false,
+        });
+        for (e, reason) in active.iter().zip(&reasons) {
             self.c.execute(
                 "UPDATE executions SET status = 'failed', error = ?2, background = 1,
                         finished_at_ms = ?3, updated_at_ms = ?3,
@@ -752,6 +792,15 @@ impl Store {
     /// See [`WriteTx::start_execution`].
     pub fn start_execution(&self, id: ExecutionId) -> Result<Execution, StoreError> {
         self.write(|w| w.start_execution(id))
+    }
+    /// See [`WriteTx::record_execution_group`].
+    pub fn record_execution_group(
+        &self,
+        id: ExecutionId,
+        pgid: i64,
+        start_ticks: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.write(|w| w.record_execution_group(id, pgid, start_ticks))
     }
     /// See [`WriteTx::mark_execution_background`].
     pub fn mark_execution_background(&self, id: ExecutionId) -> Result<(), StoreError> {

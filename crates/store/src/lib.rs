@@ -26,7 +26,9 @@ mod db;
 mod error;
 mod executions;
 mod knowledge;
+mod leases;
 mod messages;
+mod owners;
 mod plan;
 pub mod private;
 mod recovery;
@@ -51,10 +53,12 @@ pub use knowledge::{
     Graph, KnowledgeEntry, KnowledgeHit, KnowledgeKind, KnowledgeQuery, NewKnowledge, Relation,
     SEARCH_CANDIDATES, Slug, TARGET_KINDS, Target, slugify,
 };
+pub use leases::{LeaseOutcome, TurnLease};
 pub use messages::{
     FinishedMessage, MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES, Message, MessageId, NewMessage,
     Role, ToolCall, Transcript,
 };
+pub use owners::OWNERS_DIR;
 pub use plan::{
     CurrentPlan, GenerationFacts, MAX_PLAN_STEPS, NewPlanStep, PlanStep, ProposePlanOutcome,
     ProposedPlan, StepId, StepStatus, UpdateStepOutcome, WRITE_BACK_DETAIL, WRITE_BACK_TITLE,

@@ -346,17 +346,18 @@ impl WriteTx<'_> {
         let text = redact(&new.text);
         self.c
             .prepare_cached(
-                "INSERT INTO messages (id, session_id, role, text, auto, created_at_ms, updated_at_ms)
+                "INSERT INTO messages (id, session_id, role, text, auto, created_at_ms, updated_at_ms, owner)
                  VALUES (coalesce((SELECT id FROM messages WHERE id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295
                                    ORDER BY id DESC LIMIT 1), ?1 << 32) + 1,
-                         ?1, ?2, ?3, ?4, ?5, ?5)",
+                         ?1, ?2, ?3, ?4, ?5, ?5, ?6)",
             )?
             .execute(params![
                 new.session_id,
                 new.role,
                 text.as_ref(),
                 new.auto,
-                self.now
+                self.now,
+                self.owner
             ])
             .map_err(|e| missing_parent(e, "session", new.session_id))?;
         let id = self.c.last_insert_rowid();
@@ -392,12 +393,12 @@ impl WriteTx<'_> {
     ) -> Result<Message, StoreError> {
         self.c
             .prepare_cached(
-                "INSERT INTO messages (id, session_id, role, pending, auto, created_at_ms, updated_at_ms)
+                "INSERT INTO messages (id, session_id, role, pending, auto, created_at_ms, updated_at_ms, owner)
                  VALUES (coalesce((SELECT id FROM messages WHERE id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295
                                    ORDER BY id DESC LIMIT 1), ?1 << 32) + 1,
-                         ?1, 'assistant', 1, ?2, ?3, ?3)",
+                         ?1, 'assistant', 1, ?2, ?3, ?3, ?4)",
             )?
-            .execute(params![session, auto, self.now])
+            .execute(params![session, auto, self.now, self.owner])
             .map_err(|e| missing_parent(e, "session", session))?;
         let id = self.c.last_insert_rowid();
         self.touch(session)?;

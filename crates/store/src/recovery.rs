@@ -1,5 +1,7 @@
 //! Start-up recovery (I14, §15 "kill -9 during a turn"): what a crash left behind.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::approvals::ApprovalWindow;
@@ -41,19 +43,32 @@ pub struct RecoveryReport {
 }
 
 impl WriteTx<'_> {
-    /// Finish every placeholder left `pending`: empty ones are deleted, others kept with
-    /// [`CUT_TURN_ERROR`].
-    pub fn recover_cut_turns(&self) -> Result<Vec<CutTurn>, StoreError> {
-        let pending = self.reader().pending_placeholders()?;
+    /// Finish every placeholder left `pending` by an owner that is gone (`is_alive` says no):
+    /// empty ones are deleted, others kept with [`CUT_TURN_ERROR`]. A live process's turn in
+    /// progress is left alone (I24).
+    pub fn recover_cut_turns(
+        &self,
+        is_alive: &dyn Fn(Option<&str>) -> bool,
+    ) -> Result<Vec<CutTurn>, StoreError> {
+        let pending: Vec<(MessageId, SessionId, Option<String>)> = self
+            .c
+            .prepare_cached(
+                "SELECT id, session_id, owner FROM messages WHERE pending = 1 ORDER BY id",
+            )?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
         let mut out = Vec::with_capacity(pending.len());
-        for m in pending {
+        for (id, session_id, owner) in pending {
+            if is_alive(owner.as_deref()) {
+                continue;
+            }
             let kept = matches!(
-                self.finish_message(m.id, Some(CUT_TURN_ERROR))?,
+                self.finish_message(id, Some(CUT_TURN_ERROR))?,
                 FinishedMessage::Kept(_)
             );
             out.push(CutTurn {
-                session_id: m.session_id,
-                message_id: m.id,
+                session_id,
+                message_id: id,
                 kept,
             });
         }
@@ -62,15 +77,57 @@ impl WriteTx<'_> {
 }
 
 impl Store {
-    /// Run once at start-up, before the agent starts: fails executions a crash interrupted
-    /// (queuing their continuation), finishes cut turns, closes expired approval windows, and
-    /// returns the continuations still owed. Idempotent.
+    /// Run once at start-up, before the agent starts: fails executions whose process is gone
+    /// (queuing their continuation), finishes the turns such a process cut, drops its turn
+    /// leases, closes expired approval windows, and returns the continuations this process
+    /// owes. Work of a live process (another app or CLI on this data directory) is never
+    /// touched (I24). Idempotent. Process groups are left running: see
+    /// [`Store::recover_at_startup_with`].
     pub fn recover_at_startup(&self) -> Result<RecoveryReport, StoreError> {
+        self.recover_at_startup_with(&|_| None)
+    }
+
+    /// [`Store::recover_at_startup`], ending what orphaned executions left running: `reap` is
+    /// called, outside any transaction, for each execution of a dead owner that recorded a
+    /// process group; it ends the group and returns the reason to record (`None`: nothing
+    /// was ended, [`INTERRUPTED_REASON`] is recorded).
+    pub fn recover_at_startup_with(
+        &self,
+        reap: &dyn Fn(&Execution) -> Option<String>,
+    ) -> Result<RecoveryReport, StoreError> {
+        self.inner.owner.sweep_dead();
+        let is_alive = |o: Option<&str>| self.is_owner_alive(o);
+        let mut reasons: HashMap<i64, String> = HashMap::new();
+        for e in self.active_executions()? {
+            if e.pgid.is_some()
+                && !is_alive(e.owner.as_deref())
+                && let Some(r) = reap(&e)
+            {
+                reasons.insert(e.id, r);
+            }
+        }
         self.write(|w| {
-            let interrupted_executions = w.fail_interrupted_executions(INTERRUPTED_REASON)?;
-            let cut_turns = w.recover_cut_turns()?;
+            let interrupted_executions = w.fail_interrupted_executions(&|e| {
+                (!is_alive(e.owner.as_deref())).then(|| {
+                    reasons
+                        .get(&e.id)
+                        .cloned()
+                        .unwrap_or_else(|| INTERRUPTED_REASON.to_string())
+                })
+            })?;
+            let cut_turns = w.recover_cut_turns(&is_alive)?;
+            w.release_dead_turn_leases(&is_alive)?;
             let expired_windows = w.close_expired_approval_windows()?;
-            let pending_continuations = w.reader().pending_continuations()?;
+            let own = w.owner();
+            let pending_continuations = w
+                .reader()
+                .pending_continuations()?
+                .into_iter()
+                .filter(|p| {
+                    let o = p.execution.owner.as_deref();
+                    o == Some(own) || !is_alive(o)
+                })
+                .collect();
             Ok(RecoveryReport {
                 interrupted_executions,
                 cut_turns,

@@ -11,5 +11,6 @@ mod faults;
 mod flow;
 mod gates;
 mod invariants;
+mod owners;
 mod stop;
 mod windows;

@@ -9,6 +9,7 @@ mod knowledge;
 mod messages;
 mod migrations;
 mod open;
+mod owners;
 mod plan;
 mod private;
 mod props;

@@ -222,6 +222,25 @@ fn check_fixture(version: i64, store: &Store) {
             store.unpause_session(1).unwrap();
             assert!(!store.is_session_paused(1).unwrap());
         }
+        20261201100000 => {
+            // I24: the fixture's owner has no lock file: its process is gone, so recovery
+            // takes over its running execution, its cut turn and its turn lease.
+            let ex = &store.executions(1).unwrap()[0];
+            assert_eq!(ex.owner.as_deref(), Some("1-deadbeef"));
+            assert_eq!(
+                (ex.pgid, ex.pgid_start_ticks),
+                (Some(2_147_483_000), Some(1))
+            );
+            assert_eq!(
+                store.turn_lease_holder(1).unwrap().as_deref(),
+                Some("1-deadbeef")
+            );
+            let report = store.recover_at_startup().unwrap();
+            assert_eq!(report.interrupted_executions.len(), 1);
+            assert_eq!(report.cut_turns.len(), 1);
+            assert!(report.cut_turns[0].kept);
+            assert_eq!(store.turn_lease_holder(1).unwrap(), None);
+        }
         other => panic!("no checks for fixture {other}: add them to check_fixture"),
     }
 }
