@@ -19,6 +19,8 @@ pub(crate) enum Action {
     Cut,
     /// Send nothing more until the server shuts down.
     Hang,
+    /// Send a `: keep-alive` comment at this interval until the server shuts down.
+    KeepaliveForever(Duration),
 }
 
 /// A response to send.
@@ -139,6 +141,8 @@ enum Tail<'a> {
     },
     /// Silence.
     Hang,
+    /// Keep-alive comments forever.
+    KeepaliveForever(Duration),
 }
 
 struct Writer {
@@ -314,6 +318,15 @@ pub(crate) fn render(
                 finish: None,
             },
             Tail::Hang,
+        ),
+        Reply::KeepaliveForever { text, every_ms } => (
+            Normal {
+                reasoning: None,
+                text,
+                calls: vec![],
+                finish: None,
+            },
+            Tail::KeepaliveForever(Duration::from_millis((*every_ms).max(1))),
         ),
         Reply::HttpError {
             status,
@@ -538,6 +551,7 @@ fn openai_stream(
             w.push(format!("data: {v}\n\n"));
         }
         Tail::Hang => w.actions.push(Action::Hang),
+        Tail::KeepaliveForever(d) => w.actions.push(Action::KeepaliveForever(d)),
     }
 }
 
@@ -666,6 +680,7 @@ fn anthropic_stream(
             json!({"type": "error", "error": {"type": error_type, "message": message}}),
         )),
         Tail::Hang => w.actions.push(Action::Hang),
+        Tail::KeepaliveForever(d) => w.actions.push(Action::KeepaliveForever(d)),
     }
 }
 
@@ -684,6 +699,17 @@ fn render_whole(
                 status: 200,
                 headers: vec![("content-type".into(), "application/json".into())],
                 body: vec![Action::Hang],
+            };
+        }
+        // A JSON body cannot carry comments: whitespace keeps the connection just as busy.
+        Tail::KeepaliveForever(d) => {
+            return Rendered {
+                status: 200,
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: vec![
+                    Action::Send(Bytes::from_static(b" ")),
+                    Action::KeepaliveForever(d),
+                ],
             };
         }
         Tail::Error {
