@@ -19,8 +19,9 @@ pub(crate) enum Action {
     Cut,
     /// Send nothing more until the server shuts down.
     Hang,
-    /// Send a `: keep-alive` comment at this interval until the server shuts down.
-    KeepaliveForever(Duration),
+    /// Send these bytes (an SSE `: keep-alive` comment, or a space in a JSON body) at this
+    /// interval until the server shuts down.
+    KeepaliveForever(Duration, &'static [u8]),
 }
 
 /// A response to send.
@@ -551,7 +552,9 @@ fn openai_stream(
             w.push(format!("data: {v}\n\n"));
         }
         Tail::Hang => w.actions.push(Action::Hang),
-        Tail::KeepaliveForever(d) => w.actions.push(Action::KeepaliveForever(d)),
+        Tail::KeepaliveForever(d) => w
+            .actions
+            .push(Action::KeepaliveForever(d, b": keep-alive\n\n")),
     }
 }
 
@@ -680,7 +683,9 @@ fn anthropic_stream(
             json!({"type": "error", "error": {"type": error_type, "message": message}}),
         )),
         Tail::Hang => w.actions.push(Action::Hang),
-        Tail::KeepaliveForever(d) => w.actions.push(Action::KeepaliveForever(d)),
+        Tail::KeepaliveForever(d) => w
+            .actions
+            .push(Action::KeepaliveForever(d, b": keep-alive\n\n")),
     }
 }
 
@@ -706,10 +711,7 @@ fn render_whole(
             return Rendered {
                 status: 200,
                 headers: vec![("content-type".into(), "application/json".into())],
-                body: vec![
-                    Action::Send(Bytes::from_static(b" ")),
-                    Action::KeepaliveForever(d),
-                ],
+                body: vec![Action::KeepaliveForever(d, b" ")],
             };
         }
         Tail::Error {
