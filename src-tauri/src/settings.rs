@@ -60,6 +60,8 @@ pub fn to_wire(s: &Saved) -> wire::Settings {
         session_token_budget: s.runtime.limits.session_token_budget,
         run_wait_secs: s.runtime.limits.run_wait_secs,
         command_timeout_secs: s.runtime.limits.command_timeout_secs,
+        model_request_secs: s.runtime.limits.model_request_secs,
+        turn_deadline_mins: s.runtime.limits.turn_deadline_mins,
     }
 }
 
@@ -84,6 +86,8 @@ pub fn from_wire(s: wire::Settings) -> Saved {
         command_timeout_secs: s.command_timeout_secs,
         // Not on the settings form yet: the 30-minute default applies (I23).
         approval_window_mins: None,
+        model_request_secs: s.model_request_secs,
+        turn_deadline_mins: s.turn_deadline_mins,
     };
     Saved {
         runtime,

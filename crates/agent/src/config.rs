@@ -16,7 +16,12 @@ pub struct AgentConfig {
     /// First pause before retrying an empty reply; doubles each attempt.
     pub empty_reply_backoff: Duration,
     /// Retries of retryable provider errors (429, 5xx, cut streams) inside one iteration.
+    /// Its `max_total` bounds one model request, every attempt and wait included
+    /// (default 5 min, whatever the server sends).
     pub model_retry: nomos_llm::RetryPolicy,
+    /// Overall limit of one turn: no model iteration starts past it, and a model call never
+    /// runs beyond it. Commands keep their own limit ([`AgentConfig::command_timeout`]).
+    pub turn_deadline: Duration,
     /// How long `run` waits for a result before letting the command finish in the background.
     pub run_wait: Duration,
     /// Hard limit for one command.
@@ -48,6 +53,7 @@ impl AgentConfig {
                 base_delay: Duration::from_millis(5),
                 max_delay: Duration::from_millis(20),
                 max_retry_after: Duration::from_secs(3),
+                ..nomos_llm::RetryPolicy::default()
             },
             run_wait: Duration::from_secs(5),
             command_timeout: Duration::from_secs(30),
@@ -66,6 +72,7 @@ impl Default for AgentConfig {
             empty_reply_retries: 3,
             empty_reply_backoff: Duration::from_millis(800),
             model_retry: nomos_llm::RetryPolicy::default(),
+            turn_deadline: Duration::from_secs(30 * 60),
             run_wait: Duration::from_secs(20),
             command_timeout: Duration::from_secs(15 * 60),
             gate_wait: Duration::from_secs(5),

@@ -114,6 +114,18 @@ pub fn duplicate_run(finished_ago_s: i64, result: &str) -> String {
     )
 }
 
+pub fn duplicate_in_flight(id: i64, status: &str) -> String {
+    let state = match status {
+        "awaiting_approval" => "is waiting for the operator's approval",
+        "queued" => "is queued",
+        _ => "is still running",
+    };
+    format!(
+        "Not started again: this exact command on this target {state} as execution {id}. Its \
+         result will come when it ends; do not issue it again meanwhile."
+    )
+}
+
 pub fn runaway_identical(name: &str, times: u32) -> String {
     format!(
         "Stopped: the model called {name} with the same arguments {times} times in one turn. \
@@ -125,6 +137,19 @@ pub fn runaway_iterations(max: u32) -> String {
     format!(
         "Stopped: the turn reached {max} model iterations without finishing. Send a message to \
          continue."
+    )
+}
+
+pub fn turn_deadline(limit: std::time::Duration) -> String {
+    let mins = limit.as_secs() / 60;
+    let shown = if mins > 0 && limit.as_secs().is_multiple_of(60) {
+        format!("{mins} min")
+    } else {
+        format!("{:.1} s", limit.as_secs_f64())
+    };
+    format!(
+        "Stopped: the turn ran past its time limit of {shown}. Send a message to continue, or \
+         raise the limit in settings."
     )
 }
 

@@ -301,28 +301,40 @@ fn propose_plan(
     session: SessionId,
     args: &Value,
 ) -> Result<ToolOutcome, ToolOutcome> {
-    let steps: Vec<NewPlanStep> = args
+    let raw = args
         .get("steps")
         .and_then(Value::as_array)
-        .ok_or_else(|| ToolOutcome::error("Missing argument `steps` (a non-empty array)."))?
-        .iter()
-        .map(|s| {
-            let title = s
-                .get("title")
-                .and_then(Value::as_str)
-                .or_else(|| s.as_str())
-                .unwrap_or_default();
-            NewPlanStep {
-                title: title.to_owned(),
-                detail: s.get("detail").and_then(Value::as_str).map(str::to_owned),
-                // I23: the window covers the targets the steps name, compared as slugs.
-                target: s
-                    .get("target")
-                    .and_then(Value::as_str)
-                    .map(|t| target_slug(agent, t)),
+        .ok_or_else(|| ToolOutcome::error("Missing argument `steps` (a non-empty array)."))?;
+    let mut steps: Vec<NewPlanStep> = Vec::with_capacity(raw.len());
+    for (i, s) in raw.iter().enumerate() {
+        let title = s
+            .get("title")
+            .and_then(Value::as_str)
+            .or_else(|| s.as_str())
+            .unwrap_or_default();
+        // A step must name a target the inventory knows: an approval covers the targets
+        // the steps name (I23), so a name that resolves to nothing is refused, not kept.
+        let target = match s.get("target").and_then(Value::as_str) {
+            Some(t) if !t.trim().is_empty() => {
+                Some(resolve_target(agent, t.trim()).map_err(|e| {
+                    ToolOutcome::error(format!(
+                        "Refused: step {} names target `{}`, which is not in the inventory. {} \
+                     Propose the plan again with known targets.",
+                        i + 1,
+                        t.trim(),
+                        e.text
+                    ))
+                })?)
             }
-        })
-        .collect();
+            _ => None,
+        };
+        steps.push(NewPlanStep {
+            title: title.to_owned(),
+            detail: s.get("detail").and_then(Value::as_str).map(str::to_owned),
+            // I23: the window covers the targets the steps name, compared as slugs.
+            target: target.map(|t| t.slug.to_string()),
+        });
+    }
     match agent
         .inner
         .store
@@ -535,6 +547,17 @@ async fn run(
     };
     let slug = target.slug.to_string();
 
+    // I18: the same command on the same target still in flight is never started a second
+    // time, whatever the reason given: its result comes when it ends.
+    if let Some(running) = store
+        .run_in_flight(session, &slug, &canonical)
+        .map_err(fail)?
+    {
+        return Ok(ToolOutcome::ok(notes::duplicate_in_flight(
+            running.id,
+            running.status.as_str(),
+        )));
+    }
     // I18: the same command on the same target in this plan is answered from the ledger.
     if args
         .get("rerun_because")
@@ -650,16 +673,6 @@ fn refuse_unrunnable(agent: &Agent, id: i64, why: &AgentError) -> Result<(), Age
 }
 
 /// The inventory's slug for a target a plan step names; an unknown name is kept as written.
-fn target_slug(agent: &Agent, name: &str) -> String {
-    agent
-        .inner
-        .inventory
-        .read()
-        .ok()
-        .and_then(|inv| inv.resolve(name).ok().map(|t| t.slug.to_string()))
-        .unwrap_or_else(|| name.trim().to_owned())
-}
-
 fn resolve_target(agent: &Agent, slug: &str) -> Result<Target, ToolOutcome> {
     let inventory = agent
         .inner
@@ -791,8 +804,8 @@ fn record_outcome(
         &ExecutionResult {
             status,
             exit_code,
-            stdout: outcome.stdout.text.clone().into_bytes(),
-            stderr: outcome.stderr.text.clone().into_bytes(),
+            stdout: shown_output(&outcome.stdout),
+            stderr: shown_output(&outcome.stderr),
             error,
         },
     )?;
@@ -801,6 +814,17 @@ fn record_outcome(
         execution: convert::execution(&row),
     });
     Ok(row)
+}
+
+/// What is kept of one output stream for the model and the faces: its text, or for binary
+/// output (a NUL byte, invalid UTF-8) a flag saying so, instead of a lossy rendering full of
+/// U+FFFD that reads as if it were the output.
+pub(crate) fn shown_output(c: &nomos_exec::CapturedOutput) -> Vec<u8> {
+    if c.binary {
+        format!("[binary output, {} bytes, not shown]", c.total_bytes).into_bytes()
+    } else {
+        c.text.clone().into_bytes()
+    }
 }
 
 /// The result of an execution as the model reads it.
@@ -928,4 +952,39 @@ pub(crate) fn cancel_execution(
         return Ok(true);
     }
     Ok(false)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn captured(text: &str, total: u64, binary: bool) -> nomos_exec::CapturedOutput {
+        nomos_exec::CapturedOutput {
+            text: text.to_owned(),
+            total_bytes: total,
+            truncated_bytes: total.saturating_sub(text.len() as u64),
+            binary,
+        }
+    }
+
+    #[test]
+    fn binary_output_is_flagged_with_its_size_not_shown() {
+        // A NUL byte, invalid UTF-8, a truncated binary stream: the flag, never the bytes.
+        for (text, total) in [
+            ("a\u{0}b", 3u64),
+            ("\u{fffd}\u{fffd}PNG", 8),
+            ("ELF\u{fffd}\n[… 10000 bytes truncated …]\n\u{fffd}", 12_000),
+        ] {
+            let shown = String::from_utf8(shown_output(&captured(text, total, true))).unwrap();
+            assert_eq!(shown, format!("[binary output, {total} bytes, not shown]"));
+            assert!(!shown.contains('\u{fffd}') && !shown.contains('\u{0}'));
+        }
+        // Text stays text, byte for byte.
+        let t = "disk usage: 42%\nnaïve ✓\n";
+        assert_eq!(
+            shown_output(&captured(t, t.len() as u64, false)),
+            t.as_bytes()
+        );
+    }
 }

@@ -46,6 +46,12 @@ pub struct Limits {
     /// How long an approval window stays open, in minutes (I23; default 30).
     #[serde(default)]
     pub approval_window_mins: Option<u64>,
+    /// Longest one model request may take, retries included, in seconds (default 300).
+    #[serde(default)]
+    pub model_request_secs: Option<u64>,
+    /// Longest one turn may take, in minutes (default 30).
+    #[serde(default)]
+    pub turn_deadline_mins: Option<u64>,
 }
 
 impl Limits {
@@ -66,6 +72,12 @@ impl Limits {
         }
         if let Some(m) = self.approval_window_mins.filter(|m| *m > 0) {
             base.approval_window_ttl = std::time::Duration::from_secs(m.saturating_mul(60));
+        }
+        if let Some(s) = self.model_request_secs.filter(|s| *s > 0) {
+            base.model_retry.max_total = std::time::Duration::from_secs(s);
+        }
+        if let Some(m) = self.turn_deadline_mins.filter(|m| *m > 0) {
+            base.turn_deadline = std::time::Duration::from_secs(m.saturating_mul(60));
         }
         base
     }
@@ -233,6 +245,8 @@ mod tests {
             run_wait_secs: None,
             command_timeout_secs: Some(60),
             approval_window_mins: Some(5),
+            model_request_secs: Some(45),
+            turn_deadline_mins: Some(0),
         };
         let base = AgentConfig::default();
         let applied = limits.apply(base.clone());
@@ -252,5 +266,15 @@ mod tests {
             std::time::Duration::from_secs(30 * 60),
             "the default window is 30 minutes"
         );
+        assert_eq!(
+            applied.model_retry.max_total,
+            std::time::Duration::from_secs(45)
+        );
+        assert_eq!(
+            base.model_retry.max_total,
+            std::time::Duration::from_secs(5 * 60),
+            "a model request ends within 5 minutes by default"
+        );
+        assert_eq!(applied.turn_deadline, base.turn_deadline, "zero is ignored");
     }
 }

@@ -2,7 +2,7 @@
 //! until the model stops or a gate ends the turn, and exactly one `done` out (I10).
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nomos_llm::{
     ChatRequest, LlmError, Message as LlmMessage, StreamEvent, ToolCall as LlmToolCall,
@@ -357,8 +357,15 @@ async fn iterate(
     let config = &agent.inner.config;
     let store = &agent.inner.store;
     let mut identical: HashMap<(String, String), u32> = HashMap::new();
+    let deadline = Instant::now() + config.turn_deadline;
 
     for _ in 0..config.max_iterations {
+        if Instant::now() >= deadline {
+            return Err(TurnEnd::new(
+                "agent.turn_deadline",
+                notes::turn_deadline(config.turn_deadline),
+            ));
+        }
         let used = agent.inner.tokens_used(session);
         if used > config.session_token_budget {
             return Err(TurnEnd::new(
@@ -367,7 +374,7 @@ async fn iterate(
             ));
         }
         let placeholder = store.begin_assistant_message(session, flags.auto)?;
-        let response = match stream_reply(agent, session, placeholder.id, cancel).await {
+        let response = match stream_reply(agent, session, placeholder.id, cancel, deadline).await {
             Ok(r) => r,
             Err(e) => {
                 // No empty bubble (I11): an empty placeholder is deleted, a partial one keeps
@@ -484,9 +491,15 @@ async fn stream_reply(
     session: SessionId,
     message_id: i64,
     cancel: &CancellationToken,
+    deadline: Instant,
 ) -> Result<nomos_llm::ChatResponse, LlmError> {
     let config = &agent.inner.config;
-    let retrier = nomos_llm::Retrier::new(config.model_retry.clone());
+    let mut policy = config.model_retry.clone();
+    // The turn's own deadline bounds its model calls too.
+    policy.max_total = policy
+        .max_total
+        .min(deadline.saturating_duration_since(Instant::now()));
+    let retrier = nomos_llm::Retrier::new(policy);
     let mut extra = Vec::new();
     let mut attempt = 0;
     loop {
@@ -499,8 +512,25 @@ async fn stream_reply(
                 message_id,
                 delta,
             }),
-            StreamEvent::Retrying { .. } => {
-                // The failed attempt's partial text is void: the face resets the bubble.
+            StreamEvent::Retrying {
+                attempt,
+                max_attempts,
+                delay,
+                code,
+                reason,
+                ..
+            } => {
+                // The failed attempt's partial text is void: every face drops it (never
+                // appends the next attempt to it) and shows why the request is sent again.
+                agent.emit(AgentEvent::ModelRetrying {
+                    session_id: session,
+                    message_id,
+                    attempt,
+                    max_attempts,
+                    delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                    code: code.to_owned(),
+                    notice: format!("{reason} — retrying ({attempt}/{max_attempts})"),
+                });
                 if let Ok(m) = agent.inner.store.get_message(message_id) {
                     agent.emit(AgentEvent::Message {
                         session_id: session,

@@ -14,7 +14,8 @@ use crate::term;
 
 #[derive(Debug, clap::Args)]
 pub struct AskArgs {
-    /// The task, in plain words.
+    /// The task, in plain words; `-` reads it from standard input (a message longer than
+    /// the command line allows, or one from a file: `nomos ask - < task.txt`).
     task: String,
     /// Continue an existing session instead of starting one.
     #[arg(long)]
@@ -92,12 +93,21 @@ fn render(event: &AgentEvent, json: bool) -> Option<(Out, String)> {
     }
     let err = |s: String| Some((Out::Stderr, s));
     match event {
-        AgentEvent::TextDelta { delta, .. } => Some((Out::Stdout, term::block(delta).into_owned())),
+        // The text face prints a reply whole when its message is finished (below): an
+        // attempt cut and retried must not leave its partial text on stdout.
+        AgentEvent::TextDelta { .. } => None,
         AgentEvent::Message { message, .. }
             if message.role == nomos_protocol::Role::Assistant && !message.pending =>
         {
-            Some((Out::Stdout, "\n".to_owned()))
+            if message.text.is_empty() {
+                None
+            } else {
+                Some((Out::Stdout, format!("{}\n", term::block(&message.text))))
+            }
         }
+        // The attempt restarted: its partial text is void (nothing of it was printed) and the
+        // operator sees why ("no reply from the model for 2 min — retrying (2/3)").
+        AgentEvent::ModelRetrying { notice, .. } => err(format!("· {}\n", term::line(notice))),
         AgentEvent::Message { message, .. } if message.role == nomos_protocol::Role::System => {
             err(format!("· {}\n", term::block(&message.text)))
         }
@@ -196,7 +206,25 @@ fn describe(e: &Execution) -> String {
     )
 }
 
+/// The task text: the argument, or everything on `input` when the argument is `-`.
+fn task_text(arg: &str, input: &mut dyn std::io::Read) -> Result<String, CliError> {
+    if arg != "-" {
+        return Ok(arg.to_owned());
+    }
+    let mut text = String::new();
+    input.read_to_string(&mut text)?;
+    let text = text.trim_end_matches(['\n', '\r']).to_owned();
+    if text.trim().is_empty() {
+        return Err(CliError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "`nomos ask -` read an empty task from standard input",
+        )));
+    }
+    Ok(text)
+}
+
 async fn ask(args: AskArgs) -> Result<(), CliError> {
+    let task = task_text(&args.task, &mut std::io::stdin().lock())?;
     let agent = open_agent().await?;
     let mut events = agent.subscribe();
     let json = args.json;
@@ -209,7 +237,7 @@ async fn ask(args: AskArgs) -> Result<(), CliError> {
     let worker = agent.spawn_workers(stop.clone());
     let core = |e: nomos_agent::AgentError| CliError::Core(e.code(), e.to_string());
 
-    let session = agent.send(args.session, &args.task).await.map_err(core)?;
+    let session = agent.send(args.session, &task).await.map_err(core)?;
     let outcome = loop {
         wait_settled(&agent, session).await?;
         let view = agent.session_view(session).map_err(core)?;
@@ -284,6 +312,19 @@ mod tests {
                 session_id: 1,
                 message: message(Role::System),
             },
+            AgentEvent::Message {
+                session_id: 1,
+                message: message(Role::Assistant),
+            },
+            AgentEvent::ModelRetrying {
+                session_id: 1,
+                message_id: 1,
+                attempt: 2,
+                max_attempts: 3,
+                delay_ms: 0,
+                code: "llm.protocol".into(),
+                notice: format!("unreadable reply{h} — retrying (2/3)"),
+            },
             AgentEvent::ToolCall {
                 session_id: 1,
                 message_id: 1,
@@ -331,13 +372,135 @@ mod tests {
         ]
     }
 
+    fn assistant(id: i64, text: &str, pending: bool) -> AgentEvent {
+        AgentEvent::Message {
+            session_id: 1,
+            message: Message {
+                id,
+                role: Role::Assistant,
+                text: text.to_owned(),
+                pending,
+                auto: false,
+                error: None,
+                tool_calls: Vec::new(),
+                created_at_ms: 0,
+            },
+        }
+    }
+
+    fn delta(id: i64, d: &str) -> AgentEvent {
+        AgentEvent::TextDelta {
+            session_id: 1,
+            message_id: id,
+            delta: d.to_owned(),
+        }
+    }
+
+    fn stdout_of(events: &[AgentEvent]) -> String {
+        events
+            .iter()
+            .filter_map(|e| render(e, false))
+            .filter(|(out, _)| *out == Out::Stdout)
+            .map(|(_, t)| t)
+            .collect()
+    }
+
+    #[test]
+    fn a_retried_attempt_replaces_the_partial_text_in_the_text_face() {
+        let q = "The question \"why\" has three answers.";
+        // Cut after a prefix, once, several times, at different points, across two messages.
+        for cuts in [
+            vec![13usize],
+            vec![13, 13, 13],
+            vec![3, 20],
+            vec![1, q.len() - 1],
+        ] {
+            let mut events = vec![assistant(5, "", true)];
+            for (i, cut) in cuts.iter().enumerate() {
+                events.push(delta(5, &q[..*cut]));
+                // The restart, as the agent sends it.
+                events.push(restart(5, i as u32 + 2));
+                events.push(assistant(5, "", true));
+            }
+            events.push(delta(5, q));
+            events.push(assistant(5, q, false));
+            events.push(assistant(6, "", true));
+            events.push(delta(6, "Second"));
+            events.push(restart(6, 2));
+            events.push(assistant(6, "", true));
+            events.push(delta(6, "Second reply."));
+            events.push(assistant(6, "Second reply.", false));
+            let out = stdout_of(&events);
+            assert_eq!(out, format!("{q}\nSecond reply.\n"), "cuts {cuts:?}");
+            assert_eq!(out.matches("The question").count(), 1, "{out:?}");
+        }
+    }
+
+    fn restart(id: i64, attempt: u32) -> AgentEvent {
+        AgentEvent::ModelRetrying {
+            session_id: 1,
+            message_id: id,
+            attempt,
+            max_attempts: 3,
+            delay_ms: 500,
+            code: "llm.idle_timeout".into(),
+            notice: format!("no reply from the model for 2 min — retrying ({attempt}/3)"),
+        }
+    }
+
+    #[test]
+    fn a_dash_reads_the_task_from_stdin_whatever_its_size() {
+        // Past any argument limit (ARG_MAX is 2 MiB on Linux; one argument 128 KiB), with
+        // newlines, quotes and UTF-8 kept as written.
+        for body in [
+            "check disks".to_owned(),
+            "line one\nline \"two\"\n\tthree ✓".to_owned(),
+            "x".repeat(3 * 1024 * 1024),
+        ] {
+            let got = task_text("-", &mut format!("{body}\n").as_bytes()).unwrap();
+            assert_eq!(got, body);
+        }
+        // Any other argument is the task itself; stdin is not read.
+        let mut untouched: &[u8] = b"ignored";
+        assert_eq!(task_text("check -", &mut untouched).unwrap(), "check -");
+        assert_eq!(untouched, b"ignored");
+        // Nothing on stdin is an error, not an empty task.
+        for empty in ["", "\n", "  \n\n"] {
+            let e = task_text("-", &mut empty.as_bytes()).unwrap_err();
+            assert_eq!(e.code(), "cli.io");
+        }
+    }
+
+    #[test]
+    fn a_restart_is_announced_on_stderr_and_the_json_face_carries_it() {
+        let (out, text) = render(&restart(5, 2), false).unwrap();
+        assert_eq!(out, Out::Stderr);
+        assert_eq!(
+            text,
+            "· no reply from the model for 2 min — retrying (2/3)\n"
+        );
+        let (out, line) = render(&restart(5, 2), true).unwrap();
+        assert_eq!(out, Out::Stdout);
+        let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+        assert_eq!(v["type"], "model_retrying");
+        assert_eq!(v["message_id"], 5);
+        assert_eq!(v["attempt"], 2);
+    }
+
     #[test]
     fn b3_no_event_prints_a_hostile_character_raw() {
         for (name, c) in hostile_samples() {
             let h = c.to_string();
             for event in events_carrying(&h) {
                 for json in [false, true] {
-                    let (_, text) = render(&event, json).expect("the event prints");
+                    // Deltas are not printed in text mode (the finished message is).
+                    let Some((_, text)) = render(&event, json) else {
+                        assert!(
+                            !json && matches!(event, AgentEvent::TextDelta { .. }),
+                            "{event:?} printed nothing"
+                        );
+                        continue;
+                    };
                     assert!(
                         !text.contains(c),
                         "{name} printed raw (json={json}) for {event:?}: {text:?}"

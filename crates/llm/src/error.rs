@@ -114,6 +114,13 @@ pub enum LlmError {
         /// The configured idle timeout.
         idle: Duration,
     },
+    /// One model call (all its attempts and waits) ran past its overall limit, whatever the
+    /// server was sending (keep-alives, a trickle of bytes, nothing).
+    #[error("the model did not finish its reply within {}s; the request was abandoned", limit.as_secs_f64())]
+    DeadlineExceeded {
+        /// The configured limit ([`crate::RetryPolicy::max_total`]).
+        limit: Duration,
+    },
     /// The caller's cancellation token fired (operator pressed stop).
     #[error("cancelled")]
     Cancelled,
@@ -167,6 +174,7 @@ impl LlmError {
             Self::Connect { .. } => "llm.connect",
             Self::StreamCut { .. } => "llm.stream_cut",
             Self::IdleTimeout { .. } => "llm.idle_timeout",
+            Self::DeadlineExceeded { .. } => "llm.deadline_exceeded",
             Self::Cancelled => "llm.cancelled",
             Self::ResponseTooLarge { .. } => "llm.response_too_large",
             Self::Protocol { .. } => "llm.protocol",
@@ -191,12 +199,28 @@ impl LlmError {
             | Self::Refused { .. }
             | Self::Unauthorized { .. }
             | Self::EmptyReply { .. }
+            | Self::DeadlineExceeded { .. }
             | Self::Cancelled
             | Self::ResponseTooLarge { .. }
             | Self::Protocol { .. }
             | Self::Credentials(_)
             | Self::Config { .. }
             | Self::InsecureEndpoint { .. } => false,
+        }
+    }
+
+    /// Why a retry happens, in a few words for the operator ("no reply from the model for
+    /// 2 min"); the full text stays in `Display`.
+    pub fn retry_reason(&self) -> String {
+        match self {
+            Self::IdleTimeout { idle } => {
+                format!("no reply from the model for {}", human_duration(*idle))
+            }
+            Self::StreamCut { .. } => "the model's reply was cut".to_owned(),
+            Self::RateLimited { .. } => "the model provider is rate-limiting".to_owned(),
+            Self::Server { status, .. } => format!("the model provider failed{}", Status(*status)),
+            Self::Connect { .. } => "could not reach the model provider".to_owned(),
+            other => other.to_string(),
         }
     }
 
@@ -221,6 +245,23 @@ impl LlmError {
             | Self::Unauthorized { status, .. } => *status,
             _ => None,
         }
+    }
+}
+
+/// `2 min`, `90 s`, `1.5 s`, `200 ms`: whole minutes when exact, else seconds.
+pub(crate) fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms >= 60_000 && ms.is_multiple_of(60_000) {
+        format!("{} min", ms / 60_000)
+    } else if ms >= 1000 {
+        let s = d.as_secs_f64();
+        if ms.is_multiple_of(1000) {
+            format!("{s:.0} s")
+        } else {
+            format!("{s:.1} s")
+        }
+    } else {
+        format!("{ms} ms")
     }
 }
 
@@ -513,6 +554,43 @@ fn retry_hint_in_message(message: &str) -> Option<Duration> {
 mod tests {
     use super::*;
     use reqwest::header::{HeaderMap, HeaderValue};
+
+    #[test]
+    fn retry_reasons_are_short_and_name_the_silence() {
+        let idle = |ms| LlmError::IdleTimeout {
+            idle: Duration::from_millis(ms),
+        };
+        assert_eq!(
+            idle(120_000).retry_reason(),
+            "no reply from the model for 2 min"
+        );
+        assert_eq!(
+            idle(90_000).retry_reason(),
+            "no reply from the model for 90 s"
+        );
+        assert_eq!(
+            idle(1_500).retry_reason(),
+            "no reply from the model for 1.5 s"
+        );
+        assert_eq!(
+            idle(200).retry_reason(),
+            "no reply from the model for 200 ms"
+        );
+        let server = LlmError::Server {
+            status: Some(503),
+            error_type: None,
+            message: "x".into(),
+            retry_after: None,
+        };
+        assert_eq!(
+            server.retry_reason(),
+            "the model provider failed (HTTP 503)"
+        );
+        let cut = LlmError::StreamCut {
+            message: "reset".into(),
+        };
+        assert_eq!(cut.retry_reason(), "the model's reply was cut");
+    }
 
     #[test]
     fn retry_after_prefers_ms_then_seconds_then_date() {

@@ -86,6 +86,10 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
     /// A Retry-After longer than this is not waited out: the error goes to the operator.
     pub max_retry_after: Duration,
+    /// Overall limit of one call, every attempt and wait included: past it the call ends
+    /// with [`LlmError::DeadlineExceeded`] whatever the server sends (keep-alive comments
+    /// reset the idle timeout, never this).
+    pub max_total: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -95,6 +99,7 @@ impl Default for RetryPolicy {
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(20),
             max_retry_after: Duration::from_secs(60),
+            max_total: Duration::from_secs(5 * 60),
         }
     }
 }
@@ -177,18 +182,22 @@ where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, LlmError>>,
 {
+    let limit = retrier.policy.max_total;
+    let deadline = tokio::time::Instant::now() + limit;
     let mut attempt = 1;
     loop {
         if cancel.is_cancelled() {
             return Err(LlmError::Cancelled);
         }
-        let err = match f(attempt).await {
-            Ok(v) => return Ok(v),
-            Err(e) => e,
+        let err = match tokio::time::timeout_at(deadline, f(attempt)).await {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(e)) => e,
+            Err(_) => return Err(LlmError::DeadlineExceeded { limit }),
         };
         let Some(delay) = retrier
             .policy
             .delay_for(&err, attempt, retrier.jitter.as_ref())
+            .filter(|d| tokio::time::Instant::now() + *d < deadline)
         else {
             return Err(err);
         };
@@ -212,18 +221,24 @@ pub async fn stream_with_retries(
     cancel: &CancellationToken,
     retrier: &Retrier,
 ) -> Result<ChatResponse, LlmError> {
+    let limit = retrier.policy.max_total;
+    let deadline = tokio::time::Instant::now() + limit;
     let mut attempt = 1;
     loop {
         if cancel.is_cancelled() {
             return Err(LlmError::Cancelled);
         }
-        let err = match provider.stream(request, sink, cancel).await {
-            Ok(v) => return Ok(v),
-            Err(e) => e,
-        };
+        let err =
+            match tokio::time::timeout_at(deadline, provider.stream(request, sink, cancel)).await {
+                Ok(Ok(v)) => return Ok(v),
+                Ok(Err(e)) => e,
+                Err(_) => return Err(LlmError::DeadlineExceeded { limit }),
+            };
+        // A wait that would end past the deadline is not started: the error goes out now.
         let Some(delay) = retrier
             .policy
             .delay_for(&err, attempt, retrier.jitter.as_ref())
+            .filter(|d| tokio::time::Instant::now() + *d < deadline)
         else {
             return Err(err);
         };
@@ -236,9 +251,11 @@ pub async fn stream_with_retries(
         attempt += 1;
         sink.event(StreamEvent::Retrying {
             attempt,
+            max_attempts: retrier.policy.max_attempts,
             delay,
             code: err.code(),
             message: err.to_string(),
+            reason: err.retry_reason(),
         });
         retrier.wait(delay, cancel).await?;
     }
@@ -265,6 +282,7 @@ mod tests {
             base_delay: Duration::from_millis(100),
             max_delay: Duration::from_millis(350),
             max_retry_after: Duration::from_secs(5),
+            ..RetryPolicy::default()
         };
         let zero = FixedJitter(0.0);
         let one = FixedJitter(1.0);

@@ -157,7 +157,8 @@ impl Http {
     }
 
     /// POSTs `body` and returns the response once its status is 2xx. On 401 the token
-    /// source is asked for a fresh credential once and the request is sent once more.
+    /// source is asked for a fresh credential once, and the request is sent once more only
+    /// when that credential differs from the rejected one.
     pub(crate) async fn post(
         &self,
         url: &str,
@@ -165,10 +166,12 @@ impl Http {
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, LlmError> {
         let mut refreshed = false;
+        let mut fresh: Option<Secret> = None;
         loop {
-            let token = match &self.token {
-                Some(source) => Some(source.token().await?),
-                None => None,
+            let token = match (&self.token, fresh.take()) {
+                (_, Some(t)) => Some(t),
+                (Some(source), None) => Some(source.token().await?),
+                (None, None) => None,
             };
             let mut request = self
                 .client
@@ -201,10 +204,21 @@ impl Http {
                 && !refreshed
                 && let (Some(source), Some(rejected)) = (&self.token, &token)
             {
-                tracing::info!("model provider answered 401; refreshing the credential once");
                 source.invalidate(rejected).await;
                 refreshed = true;
-                continue;
+                // Re-send only with a different credential: a fixed key (or an unchanged
+                // variable) would be rejected the same way.
+                let next = source.token().await?;
+                if next.expose() != rejected.expose() {
+                    tracing::info!(
+                        "model provider answered 401; retrying once with a refreshed credential"
+                    );
+                    fresh = Some(next);
+                    continue;
+                }
+                tracing::info!(
+                    "model provider answered 401 and the credential cannot be refreshed"
+                );
             }
             let retry_after = parse_retry_after(response.headers(), self.clock.now());
             let text = self.read_error_body(response, cancel).await?;

@@ -275,12 +275,17 @@ pub enum StreamEvent {
     Retrying {
         /// The attempt that is about to start (2 for the first retry).
         attempt: u32,
+        /// The most attempts this call makes ([`crate::RetryPolicy::max_attempts`]).
+        max_attempts: u32,
         /// How long the retry waits first.
         delay: Duration,
         /// The failed attempt's error code ([`crate::LlmError::code`]).
         code: &'static str,
         /// The failed attempt's error text.
         message: String,
+        /// A short phrase for the operator ([`crate::LlmError::retry_reason`]), e.g. "no
+        /// reply from the model for 2 min".
+        reason: String,
     },
     /// The reply is complete.
     Done {

@@ -19,6 +19,9 @@ pub(crate) enum Action {
     Cut,
     /// Send nothing more until the server shuts down.
     Hang,
+    /// Send these bytes (an SSE `: keep-alive` comment, or a space in a JSON body) at this
+    /// interval until the server shuts down.
+    KeepaliveForever(Duration, &'static [u8]),
 }
 
 /// A response to send.
@@ -139,6 +142,8 @@ enum Tail<'a> {
     },
     /// Silence.
     Hang,
+    /// Keep-alive comments forever.
+    KeepaliveForever(Duration),
 }
 
 struct Writer {
@@ -314,6 +319,15 @@ pub(crate) fn render(
                 finish: None,
             },
             Tail::Hang,
+        ),
+        Reply::KeepaliveForever { text, every_ms } => (
+            Normal {
+                reasoning: None,
+                text,
+                calls: vec![],
+                finish: None,
+            },
+            Tail::KeepaliveForever(Duration::from_millis((*every_ms).max(1))),
         ),
         Reply::HttpError {
             status,
@@ -538,6 +552,9 @@ fn openai_stream(
             w.push(format!("data: {v}\n\n"));
         }
         Tail::Hang => w.actions.push(Action::Hang),
+        Tail::KeepaliveForever(d) => w
+            .actions
+            .push(Action::KeepaliveForever(d, b": keep-alive\n\n")),
     }
 }
 
@@ -666,6 +683,9 @@ fn anthropic_stream(
             json!({"type": "error", "error": {"type": error_type, "message": message}}),
         )),
         Tail::Hang => w.actions.push(Action::Hang),
+        Tail::KeepaliveForever(d) => w
+            .actions
+            .push(Action::KeepaliveForever(d, b": keep-alive\n\n")),
     }
 }
 
@@ -684,6 +704,14 @@ fn render_whole(
                 status: 200,
                 headers: vec![("content-type".into(), "application/json".into())],
                 body: vec![Action::Hang],
+            };
+        }
+        // A JSON body cannot carry comments: whitespace keeps the connection just as busy.
+        Tail::KeepaliveForever(d) => {
+            return Rendered {
+                status: 200,
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: vec![Action::KeepaliveForever(d, b" ")],
             };
         }
         Tail::Error {

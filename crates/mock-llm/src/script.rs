@@ -339,6 +339,17 @@ pub enum Reply {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         text: String,
     },
+    /// Headers and (optionally) some text, then `: keep-alive` comments every `every_ms`
+    /// forever (until the server shuts down): the idle timeout never fires, only an overall
+    /// deadline ends the request.
+    KeepaliveForever {
+        /// Text streamed before the comments.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        text: String,
+        /// Interval between comments (default 50 ms).
+        #[serde(default = "default_keepalive_every")]
+        every_ms: u64,
+    },
     /// Exact bytes: a recorded stream or error body, served as is.
     Raw {
         /// HTTP status (default 200).
@@ -374,6 +385,9 @@ fn default_unknown_tool() -> String {
 }
 fn default_large() -> usize {
     1024 * 1024
+}
+fn default_keepalive_every() -> u64 {
+    50
 }
 fn default_status() -> u16 {
     200

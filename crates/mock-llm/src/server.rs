@@ -367,6 +367,14 @@ fn respond(rendered: Rendered, shutdown: CancellationToken) -> Response {
                             (Vec::new().into_iter(), shutdown),
                         ));
                     }
+                    Action::KeepaliveForever(every, bytes) => {
+                        tokio::select! {
+                            () = tokio::time::sleep(every) => {}
+                            () = shutdown.cancelled() => return Some((Err(io::Error::other("mock-llm shut down")), (Vec::new().into_iter(), shutdown))),
+                        }
+                        let again = vec![Action::KeepaliveForever(every, bytes)].into_iter();
+                        return Some((Ok(Bytes::from_static(bytes)), (again, shutdown)));
+                    }
                     Action::Hang => {
                         shutdown.cancelled().await;
                         return Some((

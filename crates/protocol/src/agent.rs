@@ -175,6 +175,26 @@ pub enum AgentEvent {
         message_id: i64,
         delta: String,
     },
+    /// A model attempt failed and the request is sent again: the text streamed so far for
+    /// `message_id` is void (a face drops it, never appends the next attempt to it) and
+    /// `notice` tells the operator why ("no reply from the model for 2 min — retrying (2/3)").
+    ModelRetrying {
+        #[ts(type = "number")]
+        session_id: i64,
+        #[ts(type = "number")]
+        message_id: i64,
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        /// The most attempts this request makes.
+        max_attempts: u32,
+        /// The wait before it, in milliseconds.
+        #[ts(type = "number")]
+        delay_ms: u64,
+        /// The failed attempt's error code.
+        code: String,
+        /// The line to show.
+        notice: String,
+    },
     /// A message row was created or finished (replaces the streamed text).
     Message {
         #[ts(type = "number")]
@@ -257,6 +277,7 @@ impl AgentEvent {
         match self {
             Self::TurnStarted { session_id, .. }
             | Self::TextDelta { session_id, .. }
+            | Self::ModelRetrying { session_id, .. }
             | Self::Message { session_id, .. }
             | Self::ToolCall { session_id, .. }
             | Self::ToolResult { session_id, .. }

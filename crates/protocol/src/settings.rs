@@ -47,6 +47,14 @@ pub struct Settings {
     #[ts(type = "number | null")]
     #[serde(default)]
     pub command_timeout_secs: Option<u64>,
+    /// Longest one model request may take, retries included, in seconds (empty: 300).
+    #[ts(type = "number | null")]
+    #[serde(default)]
+    pub model_request_secs: Option<u64>,
+    /// Longest one turn may take, in minutes (empty: 30).
+    #[ts(type = "number | null")]
+    #[serde(default)]
+    pub turn_deadline_mins: Option<u64>,
 }
 
 /// Where sign-in stands.

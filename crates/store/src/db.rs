@@ -544,6 +544,14 @@ fn open_and_migrate_once(
         })?;
     }
     let existed = check_header(path)?;
+    // An existing file is inspected through a read-only connection first: the ledger, the
+    // schema gate and an integrity check all run before anything may write (no journal-mode
+    // switch, no migration, no recovery), so a refused file stays byte-identical.
+    let inspected = if existed {
+        Some(inspect_read_only(path)?)
+    } else {
+        None
+    };
     // The file exists with mode 0600 before SQLite opens it; SQLite gives the -wal and -shm
     // files the database file's mode, so none of them is ever readable by others (C1).
     // An existing database (and its -wal/-shm) left readable by an older build is tightened.
@@ -569,66 +577,24 @@ fn open_and_migrate_once(
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| with_path(path, e))?;
 
-    // Read-only inspection first: nothing below writes until the checks pass.
-    let tables: Vec<String> = (|| -> Result<Vec<String>, rusqlite::Error> {
-        let mut st = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?;
-        let rows = st.query_map([], |r| r.get::<_, String>(0))?;
-        rows.collect()
-    })()
-    .map_err(|e| with_path(path, e))?;
-    let has_ledger = tables.iter().any(|t| t == "schema_migrations");
-    if !has_ledger && !tables.is_empty() {
-        return Err(corrupt(
-            path,
-            format!(
-                "it is a SQLite database of another program (tables: {})",
-                preview(&tables)
-            ),
-        ));
-    }
-    let applied: Vec<i64> = if has_ledger {
-        (|| -> Result<Vec<i64>, rusqlite::Error> {
-            let mut st = conn.prepare("SELECT version FROM schema_migrations ORDER BY version")?;
-            let rows = st.query_map([], |r| r.get::<_, i64>(0))?;
-            rows.collect()
-        })()
-        .map_err(|e| with_path(path, e))?
-    } else {
-        Vec::new()
-    };
+    // Read the ledger again on the writer: another process may have created or migrated
+    // the file since the inspection (or the file did not exist yet).
+    let (has_ledger, applied) = read_ledger(&conn, path)?;
+    gate_versions(path, &applied)?;
     let known = latest_schema_version();
-    if let Some(&found) = applied.last()
-        && found > known
-    {
-        return Err(StoreError::SchemaTooNew {
-            found,
-            known,
-            path: path.to_path_buf(),
-        });
-    }
-    for v in &applied {
-        if !MIGRATIONS.iter().any(|m| m.version == *v) {
-            return Err(StoreError::SchemaUnknown {
-                version: *v,
-                path: path.to_path_buf(),
-            });
-        }
-    }
     let target = target.unwrap_or(known);
     let pending: Vec<&Migration> = MIGRATIONS
         .iter()
         .filter(|m| m.version <= target && !applied.contains(&m.version))
         .collect();
 
-    if existed && !pending.is_empty() && has_ledger {
-        // About to rewrite the schema of an existing database: make sure it is sound first,
-        // so a damaged file is reported rather than half-migrated.
-        let check: String = conn
-            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
-            .map_err(|e| with_path(path, e))?;
-        if check != "ok" {
-            return Err(corrupt(path, format!("integrity check failed: {check}")));
-        }
+    if let (Some(insp), Some(last)) = (&inspected, pending.last())
+        && insp.has_ledger
+        && has_ledger
+    {
+        // About to rewrite the schema of an existing database: keep a copy of it first.
+        let from = applied.last().copied().unwrap_or(0);
+        backup_before_migration(path, from, last.version)?;
     }
 
     let mode: String = conn
@@ -662,6 +628,196 @@ fn open_and_migrate_once(
     }
     apply(&conn, &pending, clock).map_err(|e| with_path(path, e))?;
     Ok(conn)
+}
+
+/// What the read-only inspection of an existing file found.
+struct Inspection {
+    has_ledger: bool,
+}
+
+/// Read the table list and the migration ledger; refuse a database of another program.
+fn read_ledger(conn: &Connection, path: &Path) -> Result<(bool, Vec<i64>), StoreError> {
+    let tables: Vec<String> = (|| -> Result<Vec<String>, rusqlite::Error> {
+        let mut st = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?;
+        let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    })()
+    .map_err(|e| with_path(path, e))?;
+    let has_ledger = tables.iter().any(|t| t == "schema_migrations");
+    if !has_ledger && !tables.is_empty() {
+        return Err(corrupt(
+            path,
+            format!(
+                "it is a SQLite database of another program (tables: {})",
+                preview(&tables)
+            ),
+        ));
+    }
+    let applied: Vec<i64> = if has_ledger {
+        (|| -> Result<Vec<i64>, rusqlite::Error> {
+            let mut st = conn.prepare("SELECT version FROM schema_migrations ORDER BY version")?;
+            let rows = st.query_map([], |r| r.get::<_, i64>(0))?;
+            rows.collect()
+        })()
+        .map_err(|e| with_path(path, e))?
+    } else {
+        Vec::new()
+    };
+    Ok((has_ledger, applied))
+}
+
+/// Refuse a schema newer than this build, or a migration this build does not know.
+fn gate_versions(path: &Path, applied: &[i64]) -> Result<(), StoreError> {
+    let known = latest_schema_version();
+    if let Some(&found) = applied.last()
+        && found > known
+    {
+        return Err(StoreError::SchemaTooNew {
+            found,
+            known,
+            path: path.to_path_buf(),
+        });
+    }
+    for v in applied {
+        if !MIGRATIONS.iter().any(|m| m.version == *v) {
+            return Err(StoreError::SchemaUnknown {
+                version: *v,
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The `file:` URI of `path` for a connection that cannot write it. A WAL-mode file with no
+/// `-wal`/`-shm` beside it (no other connection has it open) is read with `immutable=1`, which
+/// keeps SQLite from creating those files; otherwise `mode=ro` reads through the existing WAL
+/// and takes the usual locks, so a concurrent writer is seen consistently.
+fn read_only_uri(path: &Path) -> String {
+    let sibling = |suffix: &str| {
+        let mut s = path.as_os_str().to_owned();
+        s.push(suffix);
+        PathBuf::from(s).exists()
+    };
+    let mut header = [0u8; 20];
+    let wal_mode = std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| header[18] == 2 && header[19] == 2);
+    let immutable = wal_mode && !sibling("-wal") && !sibling("-shm");
+    let mut uri = String::from("file:");
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'?' | b'#' | b'%' => uri.push_str(&format!("%{b:02X}")),
+            b if b.is_ascii() && !b.is_ascii_control() => uri.push(char::from(b)),
+            // SQLite decodes %HH to the raw byte, so a UTF-8 path survives intact.
+            b => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri.push_str(if immutable {
+        "?mode=ro&immutable=1"
+    } else {
+        "?mode=ro"
+    });
+    uri
+}
+
+/// Inspect an existing file without writing it: ledger, schema gate and `quick_check`.
+fn inspect_read_only(path: &Path) -> Result<Inspection, StoreError> {
+    // The URI is built from UTF-8 text; a non-UTF-8 path falls back to a plain read-only
+    // open.
+    let conn = if path.to_str().is_some() {
+        Connection::open_with_flags(
+            read_only_uri(path),
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+    } else {
+        Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+    }
+    .map_err(|e| with_path(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| with_path(path, e))?;
+    let (has_ledger, applied) = read_ledger(&conn, path)?;
+    gate_versions(path, &applied)?;
+    let problems: Vec<String> = (|| -> Result<Vec<String>, rusqlite::Error> {
+        let mut st = conn.prepare("PRAGMA quick_check(3)")?;
+        let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    })()
+    .map_err(|e| with_path(path, e))?;
+    if problems.len() != 1 || problems[0] != "ok" {
+        return Err(corrupt(
+            path,
+            format!("integrity check failed: {}", problems.join("; ")),
+        ));
+    }
+    Ok(Inspection { has_ledger })
+}
+
+/// The backup taken before migrating `path` from schema `from` to `to`: a consistent copy
+/// beside the file (`nomos.db.bak-<from>-<to>`, then `.2`, `.3`… if that name is taken, so
+/// an earlier backup is never overwritten).
+fn backup_before_migration(path: &Path, from: i64, to: i64) -> Result<PathBuf, StoreError> {
+    let base = {
+        let mut s = path.as_os_str().to_owned();
+        s.push(format!(".bak-{from}-{to}"));
+        PathBuf::from(s)
+    };
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| with_path(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| with_path(path, e))?;
+    for n in 1..=100u32 {
+        let dest = if n == 1 {
+            base.clone()
+        } else {
+            let mut s = base.as_os_str().to_owned();
+            s.push(format!(".{n}"));
+            PathBuf::from(s)
+        };
+        if dest.exists() {
+            continue;
+        }
+        let Some(dest_str) = dest.to_str() else {
+            return Err(StoreError::Io {
+                path: dest,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the backup path is not valid UTF-8",
+                ),
+            });
+        };
+        match conn.execute("VACUUM INTO ?1", [dest_str]) {
+            Ok(_) => {
+                tracing::info!(from, to, backup = %dest.display(), "database backed up before migration");
+                return Ok(dest);
+            }
+            // Another process took this name between the check and the copy.
+            Err(_) if dest.exists() => {}
+            Err(e) => {
+                return Err(StoreError::Io {
+                    path: dest,
+                    source: std::io::Error::other(format!(
+                        "could not back up the database before migrating it: {e}"
+                    )),
+                });
+            }
+        }
+    }
+    Err(StoreError::Io {
+        path: base,
+        source: std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "too many earlier backups beside the database",
+        ),
+    })
 }
 
 fn apply(conn: &Connection, pending: &[&Migration], clock: &dyn Clock) -> Result<(), StoreError> {

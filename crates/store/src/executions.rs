@@ -324,6 +324,31 @@ impl Reader<'_> {
             .optional()?)
     }
 
+    /// I18: an execution of the same command on the same target in the current plan
+    /// generation that has not ended yet (queued, awaiting approval or running), if any.
+    /// Starting the command again would run it twice at once.
+    pub fn run_in_flight(
+        &self,
+        session: SessionId,
+        target: &str,
+        canonical: &str,
+    ) -> Result<Option<Execution>, StoreError> {
+        let (generation, _) = self.current_generation(session)?;
+        Ok(self
+            .c
+            .prepare_cached(&format!(
+                "SELECT {EXEC_COLS} FROM executions
+                 WHERE session_id = ?1 AND generation = ?2 AND target = ?3 AND canonical_sha256 = ?4
+                   AND status IN ('queued','awaiting_approval','running')
+                 ORDER BY id DESC LIMIT 1"
+            ))?
+            .query_row(
+                params![session, generation, target.trim(), sha256_hex(canonical)],
+                exec_from_row,
+            )
+            .optional()?)
+    }
+
     /// I14: background executions that ended but whose result the agent has not received.
     pub fn pending_continuations(&self) -> Result<Vec<PendingContinuation>, StoreError> {
         let ids: Vec<(ExecutionId, SessionStatus, bool)> = self
@@ -838,6 +863,15 @@ impl Store {
         canonical: &str,
     ) -> Result<Option<Execution>, StoreError> {
         self.read(|r| r.earlier_run(session, target, canonical))
+    }
+    /// See [`Reader::run_in_flight`].
+    pub fn run_in_flight(
+        &self,
+        session: SessionId,
+        target: &str,
+        canonical: &str,
+    ) -> Result<Option<Execution>, StoreError> {
+        self.read(|r| r.run_in_flight(session, target, canonical))
     }
     /// See [`Reader::pending_continuations`].
     pub fn pending_continuations(&self) -> Result<Vec<PendingContinuation>, StoreError> {

@@ -19,6 +19,8 @@ class LiveSession {
   streaming = $state<Record<number, string>>({});
   busy = $state(false);
   errors = $state<ChatError[]>([]);
+  /** Why the model request is being sent again, while the retry runs. */
+  notice = $state<string | null>(null);
   loadError = $state<NomosError | null>(null);
   #subscribed = false;
 
@@ -38,6 +40,7 @@ class LiveSession {
     this.view = null;
     this.streaming = {};
     this.errors = [];
+    this.notice = null;
     this.loadError = null;
     this.busy = false;
     if (id === null) return;
@@ -69,7 +72,13 @@ class LiveSession {
         this.busy = true;
         this.errors = [];
         break;
+      case 'model_retrying':
+        // The failed attempt's text is void: the next attempt starts the bubble afresh.
+        delete this.streaming[event.message_id];
+        this.notice = event.notice;
+        break;
       case 'text_delta':
+        this.notice = null;
         this.streaming[event.message_id] = (this.streaming[event.message_id] ?? '') + event.delta;
         if (view && !view.messages.some((m) => m.id === event.message_id)) {
           view.messages.push({
@@ -135,6 +144,7 @@ class LiveSession {
         break;
       case 'done':
         this.busy = false;
+        this.notice = null;
         this.streaming = {};
         break;
     }

@@ -55,6 +55,28 @@ describe('live session', () => {
     expect(live.busy).toBe(false);
   });
 
+  it('drops a retried attempt\'s partial text instead of appending the next attempt to it', () => {
+    live.apply({ type: 'turn_started', session_id: 7, auto: false });
+    for (const cut of ['The question ', 'The q', 'The question "why']) {
+      live.apply({ type: 'text_delta', session_id: 7, message_id: 99, delta: cut });
+      live.apply({
+        type: 'model_retrying',
+        session_id: 7,
+        message_id: 99,
+        attempt: 2,
+        max_attempts: 3,
+        delay_ms: 500,
+        code: 'llm.stream_cut',
+        notice: "the model's reply was cut — retrying (2/3)",
+      });
+      expect(live.streaming[99]).toBeUndefined();
+      expect(live.notice).toContain('retrying (2/3)');
+    }
+    live.apply({ type: 'text_delta', session_id: 7, message_id: 99, delta: 'The question "why" has an answer.' });
+    expect(live.streaming[99]).toBe('The question "why" has an answer.');
+    expect(live.notice).toBeNull();
+  });
+
   it('ignores events of other sessions', () => {
     live.apply({ type: 'text_delta', session_id: 8, message_id: 1, delta: 'x' } as AgentEvent);
     expect(live.view?.messages).toHaveLength(0);

@@ -223,3 +223,47 @@ async fn i12_reconnect_on_a_finished_session_starts_no_turn() {
     assert!(!h.agent.reconnect(session).await.unwrap());
     assert_eq!(h.server.request_count(), before);
 }
+
+#[tokio::test]
+async fn i18_the_same_command_still_running_in_the_background_is_not_started_again() {
+    // Issued again at once, again with a reason, and a third time: one execution only.
+    let again = |reason: Option<&str>| {
+        let mut args =
+            json!({"target": "host:local", "command": "sleep 0.8; echo once", "reason": "test"});
+        if let Some(r) = reason {
+            args["rerun_because"] = json!(r);
+        }
+        call("run", args)
+    };
+    let mut h = Harness::with_config(
+        vec![
+            plan(&[("Slow check", "host:local")]),
+            run("sleep 0.8; echo once"),
+            again(None),
+            again(Some("the first one seems slow")).expect(Expect::LastToolResultContains(
+                "still running as execution".into(),
+            )),
+            text("Waiting for it.").expect(Expect::LastToolResultContains(
+                "still running as execution".into(),
+            )),
+            text("It printed once."),
+        ],
+        background_config(),
+    )
+    .await;
+    let session = h.agent.send(None, "slow check").await.unwrap();
+    h.agent.send(Some(session), "yes").await.unwrap();
+    let execs = h.store().executions(session).unwrap();
+    assert_eq!(execs.len(), 1, "{execs:?}");
+    let (result, is_error) = h.result_of(session, "run");
+    assert!(!is_error);
+    assert!(
+        result.contains(&format!("still running as execution {}", execs[0].id)),
+        "{result}"
+    );
+    // Once it ended, the result arrives as usual (I14).
+    let exec = h.wait_continued(execs[0].id).await;
+    assert_eq!(exec.exit_code, Some(0));
+    let _ = h.drain();
+    h.assert_no_script_failures();
+}

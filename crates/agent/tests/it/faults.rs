@@ -228,3 +228,160 @@ async fn i10_stop_ends_the_turn_at_once_without_retry_and_releases_the_gate() {
         Some(AgentEvent::Done { error: false, .. })
     ));
 }
+
+fn no_pending_rows(h: &Harness, session: i64) {
+    for m in h.store().transcript(session).unwrap().messages {
+        assert!(!m.pending, "pending row left behind: {m:?}");
+    }
+}
+
+fn deadline_config(request: Duration, turn: Duration) -> nomos_agent::AgentConfig {
+    let mut c = test_config();
+    c.model_retry.max_total = request;
+    c.turn_deadline = turn;
+    c
+}
+
+#[tokio::test]
+async fn i10_endless_keepalive_comments_end_in_a_typed_error_and_one_done() {
+    // Keep-alives reset the idle timeout; the request's overall deadline ends it, whether
+    // some text came first or not, and whichever of the request and turn limits is shorter.
+    for (before, request, turn) in [
+        ("", Duration::from_millis(600), Duration::from_secs(60)),
+        (
+            "The question is",
+            Duration::from_millis(600),
+            Duration::from_secs(60),
+        ),
+        ("", Duration::from_secs(60), Duration::from_millis(600)),
+    ] {
+        let mut h = Harness::with_config(
+            vec![
+                Step::new(Reply::KeepaliveForever {
+                    text: before.into(),
+                    every_ms: 20,
+                }),
+                text("unreached"),
+            ],
+            deadline_config(request, turn),
+        )
+        .await;
+        let started = std::time::Instant::now();
+        let session = tokio::time::timeout(Duration::from_secs(10), h.agent.send(None, "hi"))
+            .await
+            .expect("the turn ends")
+            .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let events = h.drain();
+        assert_eq!(dones(&events), vec![true], "{before:?}");
+        let errors = of_type(&events, "error");
+        assert_eq!(errors.len(), 1, "{events:?}");
+        let Some(AgentEvent::Error { code, message, .. }) = errors.first().copied() else {
+            unreachable!()
+        };
+        assert_eq!(code, "llm.deadline_exceeded", "{message}");
+        assert!(message.contains("did not finish"), "{message}");
+        assert_eq!(h.server.request_count(), 1);
+        no_pending_rows(&h, session);
+        no_empty_assistant_rows(&h, session);
+    }
+}
+
+#[tokio::test]
+async fn i10_a_turn_past_its_deadline_starts_no_new_model_iteration() {
+    // Each model call is quick, but together they run past the turn's limit.
+    let slow = |i: usize| {
+        let mut s = Step::new(Reply::UnknownTool {
+            name: format!("no_such_tool_{i}"),
+            arguments: None,
+        });
+        s.delay_ms = 150;
+        s
+    };
+    let mut h = Harness::with_config(
+        (0..20).map(slow).collect(),
+        deadline_config(Duration::from_secs(60), Duration::from_millis(500)),
+    )
+    .await;
+    let session = tokio::time::timeout(Duration::from_secs(20), h.agent.send(None, "hi"))
+        .await
+        .expect("the turn ends")
+        .unwrap();
+    let events = h.drain();
+    assert_eq!(dones(&events), vec![true]);
+    let text = serde_json::to_string(&of_type(&events, "error")).unwrap();
+    assert!(
+        text.contains("agent.turn_deadline") || text.contains("llm.deadline_exceeded"),
+        "{text}"
+    );
+    assert!(h.server.request_count() < 20);
+    no_pending_rows(&h, session);
+}
+
+#[tokio::test]
+async fn i10_a_stream_cut_mid_text_then_retried_is_replaced_not_appended() {
+    // Cut once, twice, at different points; each restart is announced with its reason and
+    // count, the partial text is dropped, and the kept reply is the last attempt's alone.
+    for cuts in [vec!["The question "], vec!["The q", "The question \"why"]] {
+        let mut steps: Vec<Step> = cuts
+            .iter()
+            .map(|t| {
+                Step::new(Reply::StreamCut {
+                    text: (*t).into(),
+                    call: None,
+                })
+            })
+            .collect();
+        steps.push(text("The question \"why\" has one answer."));
+        let mut h = Harness::new(steps).await;
+        let session = h.agent.send(None, "hi").await.unwrap();
+        let events = h.drain();
+        assert_eq!(dones(&events), vec![false]);
+        let retries: Vec<(i64, u32, u32, String)> = events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::ModelRetrying {
+                    message_id,
+                    attempt,
+                    max_attempts,
+                    notice,
+                    ..
+                } => Some((*message_id, *attempt, *max_attempts, notice.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(retries.len(), cuts.len(), "{events:?}");
+        for (i, (_, attempt, max, notice)) in retries.iter().enumerate() {
+            assert_eq!(*attempt, i as u32 + 2);
+            assert_eq!(*max, 3);
+            assert_eq!(
+                notice,
+                &format!("the model's reply was cut — retrying ({attempt}/3)")
+            );
+        }
+        // Replaying the events as a face does: deltas since the last restart of a message.
+        let mut shown = String::new();
+        for e in &events {
+            match e {
+                AgentEvent::TextDelta { delta, .. } => shown.push_str(delta),
+                AgentEvent::ModelRetrying { .. } => shown.clear(),
+                _ => {}
+            }
+        }
+        assert_eq!(shown, "The question \"why\" has one answer.");
+        let kept: Vec<String> = h
+            .store()
+            .transcript(session)
+            .unwrap()
+            .messages
+            .into_iter()
+            .filter(|m| m.role == Role::Assistant)
+            .map(|m| m.text)
+            .collect();
+        assert_eq!(
+            kept,
+            vec!["The question \"why\" has one answer.".to_owned()]
+        );
+        no_pending_rows(&h, session);
+    }
+}

@@ -27,6 +27,16 @@ impl Harness {
     }
 
     pub async fn with_config(steps: Vec<Step>, config: AgentConfig) -> Self {
+        Self::with_inventory(steps, config, Inventory::with_local()).await
+    }
+
+    /// A harness whose agent knows the targets of `inventory` (nothing runs on the remote
+    /// ones: they only give plans something to name).
+    pub async fn with_inventory(
+        steps: Vec<Step>,
+        config: AgentConfig,
+        inventory: Inventory,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let server = MockServer::start(Script::new(steps)).await.unwrap();
         let store = Store::open_in_dir(dir.path()).unwrap();
@@ -37,7 +47,7 @@ impl Harness {
             store,
             provider: Arc::new(provider),
             executor: Arc::new(executor),
-            inventory: Inventory::with_local(),
+            inventory,
             config: config.clone(),
         });
         let events = agent.subscribe();
@@ -196,4 +206,33 @@ pub fn dones(events: &[AgentEvent]) -> Vec<bool> {
             _ => None,
         })
         .collect()
+}
+
+/// This workstation plus `host:web-01`, `host:db`, `host:pve` (ssh) and `lxc:101` (pct).
+pub fn lab_inventory() -> Inventory {
+    let mut inv = Inventory::with_local();
+    inv.merge_file(
+        r#"
+[[target]]
+slug = "host:web-01"
+transport = "ssh"
+
+[[target]]
+slug = "host:db"
+transport = "ssh"
+
+[[target]]
+slug = "host:pve"
+transport = "ssh"
+
+[[target]]
+slug = "lxc:101"
+transport = "pct"
+vmid = 101
+proxmox = "host:pve"
+"#,
+        "lab.toml",
+    )
+    .unwrap();
+    inv
 }

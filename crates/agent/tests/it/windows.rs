@@ -107,7 +107,7 @@ async fn i23_the_window_covers_only_the_targets_the_plan_names() {
         ),
     ];
     for (steps, covered) in cases {
-        let h = Harness::new(Vec::new()).await;
+        let h = Harness::with_inventory(Vec::new(), test_config(), lab_inventory()).await;
         let marker = config_change(&h, "marker");
         h.server
             .push(call("propose_plan", json!({"steps": steps.clone()})));
@@ -324,4 +324,34 @@ async fn i23_an_answer_does_not_revoke_an_open_window() {
         "an answer to the model's question kept the window"
     );
     h.assert_no_script_failures();
+}
+
+#[tokio::test]
+async fn i23_a_plan_naming_an_unknown_target_is_refused_with_the_known_targets() {
+    // Misspelt, unknown kind, absent host, unknown container; alone or beside a good step.
+    for bad in ["host:web-1", "host:nosuch", "lxc:999", "vm:db", "web-01"] {
+        for steps in [
+            json!([{"title": "Change it", "target": bad}]),
+            json!([{"title": "Read", "target": "host:local"}, {"title": "Change it", "target": bad}]),
+        ] {
+            let h = Harness::with_inventory(Vec::new(), test_config(), lab_inventory()).await;
+            h.server
+                .push(call("propose_plan", json!({"steps": steps.clone()})));
+            h.server.push(text("I will fix the plan."));
+            let session = h.agent.send(None, "change it").await.unwrap();
+            assert!(
+                !h.store().has_plan(session).unwrap(),
+                "{steps}: a plan naming `{bad}` was accepted"
+            );
+            let (result, is_error) = h.result_of(session, "propose_plan");
+            assert!(is_error, "{result}");
+            assert!(result.contains(bad.trim()), "{result}");
+            for known in ["host:local", "host:web-01", "host:db", "lxc:101"] {
+                assert!(
+                    result.contains(known),
+                    "{bad}: {known} not listed: {result}"
+                );
+            }
+        }
+    }
 }

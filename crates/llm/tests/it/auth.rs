@@ -111,6 +111,49 @@ async fn a_second_401_is_unauthorized_with_the_provider_message() {
 }
 
 #[tokio::test]
+async fn a_401_with_a_credential_that_cannot_change_is_not_sent_again() {
+    let env = Arc::new(nomos_llm::MapEnv::from_pairs([(
+        "NOMOS_TEST_KEY",
+        "sk-fixed",
+    )]));
+    let sources: Vec<(&str, Arc<dyn TokenSource>)> = vec![
+        ("static", Arc::new(nomos_llm::StaticToken::new("sk-static"))),
+        (
+            "env",
+            Arc::new(nomos_llm::EnvToken::new("NOMOS_TEST_KEY", env.clone())),
+        ),
+    ];
+    for (name, source) in sources {
+        for kind in KINDS {
+            let server = serve([unauthorized(), Step::text("unreached")]).await;
+            let p: Arc<dyn nomos_llm::Provider> = match kind {
+                Kind::OpenAi => Arc::new(
+                    OpenAiProvider::new(
+                        OpenAiConfig::new(server.base_url(), "m"),
+                        Some(source.clone()),
+                    )
+                    .unwrap(),
+                ),
+                Kind::Anthropic => Arc::new(
+                    AnthropicProvider::new(
+                        AnthropicConfig::new(server.root_url(), "m"),
+                        Some(source.clone()),
+                    )
+                    .unwrap(),
+                ),
+            };
+            let err = run(p.as_ref(), &request("hi")).await.0.unwrap_err();
+            assert_eq!(err.code(), "llm.unauthorized", "{name} {kind:?}: {err}");
+            assert_eq!(
+                server.request_count(),
+                1,
+                "{name} {kind:?}: re-sent for nothing"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_gateway_takes_the_oidc_token_as_bearer_even_for_anthropic() {
     let server = serve([Step::text("ok").expect(Expect::HeaderContains {
         name: "authorization".into(),

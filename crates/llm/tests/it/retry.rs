@@ -33,6 +33,7 @@ fn retrier(max_attempts: u32) -> (Retrier, Arc<RecordingSleeper>) {
             base_delay: Duration::from_millis(400),
             max_delay: Duration::from_secs(10),
             max_retry_after: Duration::from_secs(30),
+            ..RetryPolicy::default()
         },
         sleeper: sleeper.clone(),
         jitter: Arc::new(FixedJitter(0.5)),
@@ -282,4 +283,124 @@ async fn an_http_date_retry_after_is_read_against_the_injected_clock() {
     let err = run(&p, &request("go")).await.0.unwrap_err();
     assert_eq!(err.retry_after(), Some(Duration::from_secs(42)));
     assert!(err.to_string().contains("maintenance"));
+}
+
+fn bounded(max_attempts: u32, max_total: Duration) -> Retrier {
+    Retrier {
+        policy: RetryPolicy {
+            max_attempts,
+            base_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(20),
+            max_retry_after: Duration::from_secs(1),
+            max_total,
+        },
+        sleeper: Arc::new(TokioSleeper),
+        jitter: Arc::new(FixedJitter(0.0)),
+    }
+}
+
+fn limits(idle_ms: u64) -> nomos_llm::StreamLimits {
+    nomos_llm::StreamLimits {
+        idle_timeout: Duration::from_millis(idle_ms),
+        ..test_limits()
+    }
+}
+
+#[tokio::test]
+async fn endless_keepalive_comments_end_at_the_overall_deadline() {
+    // Keep-alives reset the idle timeout; only the call's deadline ends it, whatever came
+    // before them (nothing, or some text).
+    for kind in KINDS {
+        for (text, every_ms) in [("", 20u64), ("The question is", 50), ("x", 5)] {
+            let server = serve([
+                Step::new(Reply::KeepaliveForever {
+                    text: text.into(),
+                    every_ms,
+                }),
+                Step::text("unreached"),
+            ])
+            .await;
+            let p = provider_for(kind, &server, limits(300));
+            let limit = Duration::from_millis(900);
+            let events = Events::default();
+            let mut sink = events.sink();
+            let started = std::time::Instant::now();
+            let err = stream_with_retries(
+                p.as_ref(),
+                &request("hi"),
+                &mut sink,
+                &CancellationToken::new(),
+                &bounded(4, limit),
+            )
+            .await
+            .unwrap_err();
+            let took = started.elapsed();
+            assert_eq!(
+                err,
+                LlmError::DeadlineExceeded { limit },
+                "{kind:?} {text:?}"
+            );
+            assert_eq!(err.code(), "llm.deadline_exceeded");
+            assert!(!err.is_retryable());
+            assert!(took >= limit && took < limit * 3, "{kind:?}: {took:?}");
+            assert_eq!(server.request_count(), 1, "{kind:?}");
+            assert_eq!(events.text(), text);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_silent_provider_is_retried_within_the_total_bound_and_each_retry_is_announced() {
+    for kind in KINDS {
+        // Far more attempts than the bound allows: the bound, not the attempt count, ends it.
+        let server = serve((0..20).map(|_| {
+            Step::new(Reply::Hang {
+                text: String::new(),
+            })
+        }))
+        .await;
+        let p = provider_for(kind, &server, limits(200));
+        let limit = Duration::from_millis(700);
+        let events = Events::default();
+        let mut sink = events.sink();
+        let started = std::time::Instant::now();
+        let err = stream_with_retries(
+            p.as_ref(),
+            &request("hi"),
+            &mut sink,
+            &CancellationToken::new(),
+            &bounded(20, limit),
+        )
+        .await
+        .unwrap_err();
+        let took = started.elapsed();
+        assert!(
+            matches!(
+                err,
+                LlmError::DeadlineExceeded { .. } | LlmError::IdleTimeout { .. }
+            ),
+            "{kind:?}: {err}"
+        );
+        assert!(took < limit * 2, "{kind:?}: {took:?}");
+        let retries: Vec<(u32, u32, &str)> = events
+            .all()
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::Retrying {
+                    attempt,
+                    max_attempts,
+                    code,
+                    ..
+                } => Some((*attempt, *max_attempts, *code)),
+                _ => None,
+            })
+            .collect();
+        assert!(!retries.is_empty(), "{kind:?}: no retry announced");
+        for (i, (attempt, max, code)) in retries.iter().enumerate() {
+            assert_eq!(*attempt, i as u32 + 2);
+            assert_eq!(*max, 20);
+            assert_eq!(*code, "llm.idle_timeout");
+        }
+        assert!(server.request_count() <= 4, "{kind:?}");
+    }
 }

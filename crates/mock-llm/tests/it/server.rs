@@ -369,3 +369,44 @@ async fn a_given_port_is_used() {
         .unwrap();
     assert_eq!(server.base_url(), format!("http://127.0.0.1:{port}/v1"));
 }
+
+#[tokio::test]
+async fn keepalive_forever_sends_comments_until_shutdown_and_never_finishes() {
+    for (every_ms, stream) in [(10u64, true), (30, true), (10, false)] {
+        let server = MockServer::start(Script::new([Step::new(Reply::KeepaliveForever {
+            text: "partial".into(),
+            every_ms,
+        })]))
+        .await
+        .unwrap();
+        let url = format!("{}/chat/completions", server.base_url());
+        let mut resp = reqwest::Client::new()
+            .post(url)
+            .json(&chat(stream))
+            .send()
+            .await
+            .unwrap();
+        let mut body = Vec::new();
+        let started = std::time::Instant::now();
+        while started.elapsed() < Duration::from_millis(400) {
+            match tokio::time::timeout(Duration::from_millis(500), resp.chunk()).await {
+                Ok(Ok(Some(c))) => body.extend_from_slice(&c),
+                other => panic!("the body ended or stalled: {other:?}"),
+            }
+        }
+        let text = String::from_utf8_lossy(&body);
+        // SSE carries comments; a JSON body only whitespace (it stays valid JSON so far).
+        let pings = if stream {
+            text.matches(": keep-alive").count()
+        } else {
+            assert!(text.trim().is_empty(), "{text:?}");
+            text.len()
+        };
+        assert!(pings >= 5, "every {every_ms} ms: {pings} pings in {text:?}");
+        if stream {
+            assert!(text.contains("partial"), "{text}");
+            assert!(!text.contains("[DONE]"), "{text}");
+        }
+        server.shutdown().await;
+    }
+}

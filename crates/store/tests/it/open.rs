@@ -118,14 +118,161 @@ fn assert_corrupt_untouched(name: &str, bytes: &[u8]) {
     // Opening again gives the same answer (nothing was "repaired" in between).
     assert_eq!(Store::open(&path).unwrap_err().code(), "store.corrupt");
     assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name} was modified");
-    assert!(
-        !dir.path().join(format!("{name}-wal")).exists() || {
-            std::fs::metadata(dir.path().join(format!("{name}-wal")))
-                .unwrap()
-                .len()
-                == 0
-        }
+    // No -wal/-shm (or anything else) appeared beside it.
+    assert_eq!(
+        siblings(&path),
+        vec![name.to_string()],
+        "{name}: files left"
     );
+}
+
+/// A real Nomos database with enough rows to span many pages, closed cleanly.
+fn populated_db_bytes() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("full.db");
+    {
+        let s = Store::open(&p).unwrap();
+        for i in 0..200 {
+            s.create_session(NewSession {
+                title: format!("session {i} {}", "x".repeat(500)),
+                goal: Some(format!("goal {i} {}", "y".repeat(300))),
+            })
+            .unwrap();
+        }
+    }
+    let bytes = std::fs::read(&p).unwrap();
+    assert_eq!(siblings(&p), vec!["full.db".to_string()]);
+    bytes
+}
+
+fn page_size(bytes: &[u8]) -> usize {
+    match u16::from_be_bytes([bytes[16], bytes[17]]) {
+        1 => 65536,
+        n => usize::from(n),
+    }
+}
+
+fn overwrite_page(bytes: &mut [u8], page: usize, seed: u64) {
+    let ps = page_size(bytes);
+    let start = page * ps;
+    bytes[start..start + ps].copy_from_slice(&noise(ps, seed));
+}
+
+#[test]
+fn corrupt_last_pages_overwritten_is_refused_untouched() {
+    let full = populated_db_bytes();
+    let pages = full.len() / page_size(&full);
+    for (n, seed) in [(1usize, 7u64), (2, 11), (4, 13)] {
+        let mut bytes = full.clone();
+        for k in 0..n {
+            overwrite_page(&mut bytes, pages - 1 - k, seed + k as u64);
+        }
+        assert_corrupt_untouched(&format!("last{n}.db"), &bytes);
+    }
+    // Zeroed rather than noise.
+    let mut bytes = full.clone();
+    let ps = page_size(&full);
+    let len = bytes.len();
+    bytes[len - 2 * ps..].fill(0);
+    assert_corrupt_untouched("lastzero.db", &bytes);
+}
+
+#[test]
+fn corrupt_random_pages_in_the_middle_are_refused_untouched() {
+    let full = populated_db_bytes();
+    let pages = full.len() / page_size(&full);
+    assert!(pages > 20, "{pages}");
+    for (i, seed) in [3u64, 5, 17, 29].into_iter().enumerate() {
+        let mut bytes = full.clone();
+        // Pages 2.. hold the schema's tables and the rows (page 1 is the header + schema).
+        let page = 1 + (i * (pages - 2)) / 4 + 1;
+        overwrite_page(&mut bytes, page, seed);
+        assert_corrupt_untouched(&format!("mid{i}.db"), &bytes);
+    }
+}
+
+#[test]
+fn corrupt_damaged_header_fields_are_refused_untouched() {
+    let full = populated_db_bytes();
+    // Page size not a power of two; reserved-space and payload fractions out of range;
+    // the schema page (rest of page 1) garbled.
+    type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+    let cases: Vec<(&str, Damage)> = vec![
+        (
+            "pagesize.db",
+            Box::new(|b| b[16..18].copy_from_slice(&[0x12, 0x34])),
+        ),
+        (
+            "fractions.db",
+            Box::new(|b| b[21..24].copy_from_slice(&[1, 2, 3])),
+        ),
+        (
+            "schema.db",
+            Box::new(|b| b[100..600].copy_from_slice(&noise(500, 99))),
+        ),
+    ];
+    for (name, damage) in cases {
+        let mut bytes = full.clone();
+        damage(&mut bytes);
+        assert_corrupt_untouched(name, &bytes);
+    }
+}
+
+#[test]
+fn corrupt_truncated_at_several_points_is_refused_untouched() {
+    let full = populated_db_bytes();
+    let ps = page_size(&full);
+    for (i, len) in [full.len() - ps, full.len() * 3 / 4, 3 * ps + 17]
+        .into_iter()
+        .enumerate()
+    {
+        assert_corrupt_untouched(&format!("trunc{i}.db"), &full[..len]);
+    }
+}
+
+#[test]
+fn a_migration_is_preceded_by_a_backup_beside_the_file() {
+    let old = nomos_store::migrations()[0].version;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nomos.db");
+    drop(nomos_store::open_raw_at_version(&path, old).unwrap());
+    let bak = dir
+        .path()
+        .join(format!("nomos.db.bak-{old}-{}", latest_schema_version()));
+    let original = std::fs::read(&path).unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), latest_schema_version());
+    drop(store);
+    assert!(bak.exists(), "{:?}", siblings(&path));
+    // The backup is a sound database at the old version.
+    let c = rusqlite::Connection::open(&bak).unwrap();
+    let v: i64 = c
+        .query_row("SELECT max(version) FROM schema_migrations", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(v, old);
+    let ok: String = c
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    drop(c);
+    // A second migration from the same version never overwrites the first backup.
+    let first_backup = std::fs::read(&bak).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    drop(Store::open(&path).unwrap());
+    assert_eq!(std::fs::read(&bak).unwrap(), first_backup);
+    let mut second = bak.as_os_str().to_owned();
+    second.push(".2");
+    assert!(
+        std::path::PathBuf::from(second).exists(),
+        "{:?}",
+        siblings(&path)
+    );
+    // Opening an up-to-date database takes no backup.
+    let before = siblings(&path);
+    drop(Store::open(&path).unwrap());
+    assert_eq!(siblings(&path), before);
 }
 
 #[test]

@@ -1,7 +1,27 @@
 // Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p nomos-protocol`.
 // Do not edit by hand: a test fails when this file drifts from the Rust types.
 
-export type AgentEvent = { "type": "turn_started", session_id: number, auto: boolean, } | { "type": "text_delta", session_id: number, message_id: number, delta: string, } | { "type": "message", session_id: number, message: Message, } | { "type": "tool_call", session_id: number, message_id: number, call: ToolCall, } | { "type": "tool_result", session_id: number, message_id: number, call_id: string, name: string, result: string, is_error: boolean, } | { "type": "plan", session_id: number, steps: Array<PlanStep>, } | { "type": "approval_requested", session_id: number, 
+export type AgentEvent = { "type": "turn_started", session_id: number, auto: boolean, } | { "type": "text_delta", session_id: number, message_id: number, delta: string, } | { "type": "model_retrying", session_id: number, message_id: number, 
+/**
+ * The attempt about to start (2 for the first retry).
+ */
+attempt: number, 
+/**
+ * The most attempts this request makes.
+ */
+max_attempts: number, 
+/**
+ * The wait before it, in milliseconds.
+ */
+delay_ms: number, 
+/**
+ * The failed attempt's error code.
+ */
+code: string, 
+/**
+ * The line to show.
+ */
+notice: string, } | { "type": "message", session_id: number, message: Message, } | { "type": "tool_call", session_id: number, message_id: number, call: ToolCall, } | { "type": "tool_result", session_id: number, message_id: number, call_id: string, name: string, result: string, is_error: boolean, } | { "type": "plan", session_id: number, steps: Array<PlanStep>, } | { "type": "approval_requested", session_id: number, 
 /**
  * The command waiting for a per-command approval; absent for a plan approval.
  */
@@ -188,7 +208,15 @@ run_wait_secs: number | null,
 /**
  * Hard limit for one command, in seconds (empty: default).
  */
-command_timeout_secs: number | null, };
+command_timeout_secs: number | null, 
+/**
+ * Longest one model request may take, retries included, in seconds (empty: 300).
+ */
+model_request_secs: number | null, 
+/**
+ * Longest one turn may take, in minutes (empty: 30).
+ */
+turn_deadline_mins: number | null, };
 
 export type SettingsView = { settings: Settings, 
 /**
