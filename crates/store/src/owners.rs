@@ -28,21 +28,21 @@ impl OwnerLock {
     /// Create and lock a fresh owner file in `data_dir/owners/`.
     pub(crate) fn take(data_dir: &Path) -> Result<OwnerLock, StoreError> {
         let dir = data_dir.join(OWNERS_DIR);
-        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+        // Private like the rest of the data directory (C1).
+        crate::private::create_private_dir(&dir).map_err(|source| StoreError::Io {
             path: dir.clone(),
             source,
         })?;
         let id = format!("{}-{:016x}", std::process::id(), nonce());
         let path = lock_path(&dir, &id);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|source| StoreError::Io {
-                path: path.clone(),
-                source,
-            })?;
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(&path).map_err(|source| StoreError::Io {
+            path: path.clone(),
+            source,
+        })?;
         match fs4::FileExt::try_lock(&file) {
             Ok(()) => {}
             Err(fs4::TryLockError::WouldBlock) => {

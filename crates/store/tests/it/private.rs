@@ -42,6 +42,22 @@ fn c1_a_fresh_data_dir_and_database_are_private() {
         assert!(p.exists(), "{name} missing");
         assert_eq!(mode(&p), 0o600, "{name}");
     }
+    // Everything else the store made there (the owner locks of I24 among them) is private too.
+    let mut seen = 0;
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            seen += 1;
+            if p.is_dir() {
+                assert_eq!(mode(&p), 0o700, "{}", p.display());
+                stack.push(p);
+            } else {
+                assert_eq!(mode(&p), 0o600, "{}", p.display());
+            }
+        }
+    }
+    assert!(seen > 4, "the owner lock and its directory are there too");
     drop(store);
 }
 
