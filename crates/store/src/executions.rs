@@ -312,16 +312,7 @@ impl Reader<'_> {
         target: &str,
         canonical: &str,
     ) -> Result<Option<Execution>, StoreError> {
-        let (generation, _) = self.current_generation(session)?;
-        Ok(self
-            .c
-            .prepare_cached(&format!(
-                "SELECT {EXEC_COLS} FROM executions
-                 WHERE session_id = ?1 AND generation = ?2 AND target = ?3 AND canonical_sha256 = ?4 AND status = 'finished'
-                 ORDER BY id DESC LIMIT 1"
-            ))?
-            .query_row(params![session, generation, target.trim(), sha256_hex(canonical)], exec_from_row)
-            .optional()?)
+        self.latest_same_run(session, target, canonical, "status = 'finished'")
     }
 
     /// I18: an execution of the same command on the same target in the current plan
@@ -333,13 +324,30 @@ impl Reader<'_> {
         target: &str,
         canonical: &str,
     ) -> Result<Option<Execution>, StoreError> {
+        self.latest_same_run(
+            session,
+            target,
+            canonical,
+            "status IN ('queued','awaiting_approval','running')",
+        )
+    }
+
+    /// The latest execution of the exact `canonical` on `target` in the current generation
+    /// whose status matches `status_sql` (a fixed SQL condition, never operator input).
+    fn latest_same_run(
+        &self,
+        session: SessionId,
+        target: &str,
+        canonical: &str,
+        status_sql: &'static str,
+    ) -> Result<Option<Execution>, StoreError> {
         let (generation, _) = self.current_generation(session)?;
         Ok(self
             .c
             .prepare_cached(&format!(
                 "SELECT {EXEC_COLS} FROM executions
                  WHERE session_id = ?1 AND generation = ?2 AND target = ?3 AND canonical_sha256 = ?4
-                   AND status IN ('queued','awaiting_approval','running')
+                   AND {status_sql}
                  ORDER BY id DESC LIMIT 1"
             ))?
             .query_row(
