@@ -1150,10 +1150,11 @@ impl<'p> Engine<'p> {
             .iter()
             .position(|w| w.literal() == Some("--"))
             .unwrap_or(usize::MAX);
-        self.quiet_reads = parsed
-            .occ
-            .iter()
-            .any(|o| (o.opt.effects.quiet || o.opt.effects.dryrun) && o.word < dashes);
+        self.quiet_reads = dry_run_on(&parsed, dashes)
+            || parsed
+                .occ
+                .iter()
+                .any(|o| o.opt.effects.quiet && o.word < dashes);
         // A working directory set by an option holds for this command and what it wraps.
         let saved_cwd = parsed
             .occ
@@ -1189,10 +1190,7 @@ impl<'p> Engine<'p> {
             .iter()
             .position(|w| w.literal() == Some("--"))
             .unwrap_or(usize::MAX);
-        let dry = parsed
-            .occ
-            .iter()
-            .any(|o| o.opt.effects.dryrun && o.word < dashes);
+        let dry = dry_run_on(parsed, dashes);
         let mode = parsed
             .occ
             .iter()
@@ -1676,4 +1674,25 @@ pub(crate) fn quoted(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
     quote_word(s, &mut o, false);
     o
+}
+
+/// Whether a dry-run flag is in effect: the LAST dry-run option before `--` decides
+/// (kubectl and helm: last flag wins), and a value that turns it off (`--dry-run=none`,
+/// `=false`) or is only known at run time is no dry run.
+fn dry_run_on(parsed: &crate::opts::Parsed<'_>, dashes: usize) -> bool {
+    let last = parsed
+        .occ
+        .iter()
+        .filter(|o| o.opt.effects.dryrun && o.word < dashes)
+        .max_by_key(|o| o.word);
+    match last {
+        None => false,
+        Some(o) if !o.value.is_some() => true,
+        Some(o) => o.value.literal().is_some_and(|v| {
+            !matches!(
+                v.to_ascii_lowercase().as_str(),
+                "none" | "false" | "0" | "no" | "off" | ""
+            )
+        }),
+    }
 }

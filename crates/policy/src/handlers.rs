@@ -728,6 +728,7 @@ fn ssh(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
     for o in p.values("-o") {
         ssh_option(e, &o.value, words[o.word].span);
     }
+    ssh_known_hosts(e, p, words);
     let Some(r) = p.rest else {
         let harmless = p.has("-N") || p.has("-G") || p.has("-V") || p.has("-Q");
         if !harmless {
@@ -747,6 +748,40 @@ fn ssh(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
         if let Some(c) = c {
             rewrite_script(ao, off, r, words.len(), &c);
         }
+    }
+}
+
+/// `StrictHostKeyChecking=no|off|accept-new` appends unknown host keys to the user's
+/// known_hosts (a write that also trusts a new key) unless `UserKnownHostsFile` names
+/// another file (judged in `ssh_option`).
+fn ssh_known_hosts(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let mut other_file = false;
+    let mut adds: Option<Span> = None;
+    for o in p.values("-o") {
+        let Some(text) = o.value.literal() else {
+            continue;
+        };
+        let (key, value) = text
+            .split_once(['=', ' ', '\t'])
+            .map_or((text, ""), |(k, v)| (k, v));
+        let value = value.trim_start_matches([' ', '\t', '=']).trim();
+        match key.to_ascii_lowercase().as_str() {
+            "userknownhostsfile" => other_file = true,
+            "stricthostkeychecking"
+                if !matches!(value.to_ascii_lowercase().as_str(), "yes" | "true" | "ask") =>
+            {
+                adds = Some(words[o.word].span);
+            }
+            _ => {}
+        }
+    }
+    if let (Some(span), false) = (adds, other_file) {
+        e.add(
+            "option.ssh",
+            Class::ConfigMutation,
+            span,
+            "ssh adds unknown host keys to ~/.ssh/known_hosts with this StrictHostKeyChecking",
+        );
     }
 }
 
@@ -1007,7 +1042,12 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
             // The values the canonical form itself sets.
             || matches!(
                 (key.as_str(), val),
-                ("core.fsmonitor", "false") | ("log.showsignature", "false") | ("protocol.ext.allow", "never")
+                ("core.fsmonitor", "false")
+                    | ("log.showsignature", "false")
+                    | ("protocol.ext.allow", "never")
+                    | ("gpg.program", "gpg")
+                    | ("gpg.ssh.program", "ssh-keygen")
+                    | ("gpg.x509.program", "gpgsm")
             );
         if !safe {
             e.fail(
@@ -1099,6 +1139,14 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
         "log.showSignature=false",
         "-c",
         "protocol.ext.allow=never",
+        // Signature checks (verify-commit, verify-tag, tag -v, `%G?`, `%(signature)`) run
+        // these programs, which a repository's own config may point anywhere.
+        "-c",
+        "gpg.program=gpg",
+        "-c",
+        "gpg.ssh.program=ssh-keygen",
+        "-c",
+        "gpg.x509.program=gpgsm",
         "--no-pager",
     ] {
         ao.inserts.push((off + 1, ins.to_owned()));
@@ -2244,6 +2292,13 @@ fn nft(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 fn tmux(e: &mut Engine<'_>, words: &[Word]) {
     for w in &words[1..] {
         match w.literal() {
+            // tmux splits its arguments into several commands at a word that is or ends with
+            // `;` (cmd_parse_from_arguments): the later ones are not the classified one.
+            Some(l) if l.ends_with(';') => e.fail(
+                "unknown.tmux_sequence",
+                w.span,
+                "a `;` argument starts another tmux command",
+            ),
             Some(l) if !l.contains("#(") => {}
             Some(_) => e.fail(
                 "unknown.tmux_format",
@@ -3370,23 +3425,28 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
 
 fn kill(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
     let span = span0(words);
+    // Options end at `--` and at the first operand, and only the first signal counts:
+    // after it (`kill -9 -0`, `kill -- -0`) a `-N` word is a process group to signal.
     let mut listing = false;
-    let mut zero = false;
+    let mut signal: Option<&str> = None;
     let mut k = 1;
     while let Some(w) = words.get(k) {
         match w.literal() {
             Some("-l" | "-L" | "--list" | "--table") => listing = true,
-            Some("-0" | "-s0") => zero = true,
-            Some("-s" | "-n" | "--signal") => {
-                if words.get(k + 1).and_then(Word::literal) == Some("0") {
-                    zero = true;
-                }
+            Some("--") => break,
+            Some("-s" | "-n" | "--signal") if signal.is_none() => {
+                signal = Some(words.get(k + 1).and_then(Word::literal).unwrap_or("?"));
                 k += 1;
             }
-            _ => {}
+            Some("-s0") if signal.is_none() => signal = Some("0"),
+            Some(l) if l.starts_with('-') && l.len() > 1 && signal.is_none() => {
+                signal = Some(&l[1..]);
+            }
+            _ => break,
         }
         k += 1;
     }
+    let zero = signal.is_some_and(|s| matches!(s, "0" | "SIG0"));
     if listing || zero {
         e.add(
             "spec.kill.query",
