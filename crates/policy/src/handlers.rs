@@ -35,6 +35,7 @@ pub(crate) enum Handler {
     Sysctl,
     Nft,
     Tmux,
+    StdinPeer,
     Wait,
     Less,
     Man,
@@ -100,6 +101,7 @@ impl Handler {
             "sysctl" => Self::Sysctl,
             "nft" => Self::Nft,
             "tmux" => Self::Tmux,
+            "stdin_peer" => Self::StdinPeer,
             "wait" => Self::Wait,
             "less" => Self::Less,
             "man" => Self::Man,
@@ -222,6 +224,7 @@ impl Handler {
             Self::Sysctl => sysctl(e, p, words),
             Self::Nft => nft(e, p, words),
             Self::Tmux => tmux(e, words),
+            Self::StdinPeer => stdin_peer(e, p, words),
             Self::Wait => {
                 for o in p.values("-p") {
                     crate::classify::assign_name(
@@ -2289,6 +2292,27 @@ fn nft(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 /// tmux formats run shell commands: `#(cmd)` in `display -p`, `list-* -F`, options such
 /// as `status-right`, and `if-shell`/`run-shell` arguments. A word that could hold one
 /// (any `#(`, or text only known at run time) is a program the classifier did not see.
+/// Network clients that send their standard input to the peer (nc, openssl s_client): with
+/// data on stdin the command writes to a server (`echo FLUSHALL | nc redis 6379`).
+fn stdin_peer(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let sub = p.sub_words.first().and_then(|&i| words[i].literal());
+    if words[0].literal().is_some_and(|n| n.ends_with("openssl")) && sub != Some("s_client") {
+        return;
+    }
+    // Port scans and receive-only modes send nothing.
+    let silent = ["-z", "--zero", "-d", "--recv-only"]
+        .iter()
+        .any(|id| p.has(id));
+    if e.stdin_fed && !silent {
+        e.add(
+            "option.stdin_peer",
+            Class::ConfigMutation,
+            span0(words),
+            "sends its standard input to the network peer",
+        );
+    }
+}
+
 fn tmux(e: &mut Engine<'_>, words: &[Word]) {
     for w in &words[1..] {
         match w.literal() {

@@ -430,3 +430,44 @@ fn kill_of_process_groups_is_not_the_signal_zero_probe() {
         "kill -n 0 -- -1",
     ]);
 }
+
+#[test]
+fn network_clients_with_data_on_stdin_ask() {
+    let producers = [
+        "echo FLUSHALL | ",
+        "printf 'FLUSHALL\\r\\n' | ",
+        "cat /tmp/cmds | ",
+        "echo x | timeout 5 ",
+        "{ echo a; echo b; } | ",
+        "echo x | sudo ",
+    ];
+    let clients = [
+        "nc 127.0.0.1 6379",
+        "nc -U /var/run/docker.sock",
+        "ncat localhost 6379",
+        "netcat -w 2 host 25",
+        "openssl s_client -connect x:443 -ign_eof",
+        "openssl s_client -quiet -connect redis:6380",
+    ];
+    let mut cmds = Vec::new();
+    for c in clients {
+        for p in producers {
+            cmds.push(format!("{p}{c}"));
+        }
+        for r in ["< /tmp/cmds", "<<< FLUSHALL", "0< /tmp/x", "<&3"] {
+            cmds.push(format!("{c} {r}"));
+        }
+        cmds.push(format!("{{ {c}; }} < /tmp/cmds"));
+        cmds.push(format!("( {c} ) <<< FLUSHALL"));
+        cmds.push(format!("while true; do {c}; done < /tmp/x"));
+    }
+    assert_all_ask(&cmds);
+    assert_all_read_only(&[
+        "nc -zv 10.0.0.5 22",
+        "echo x | nc -z host 22",
+        "echo | openssl s_client -connect h:443 -servername h 2>/dev/null | openssl x509 -noout -dates",
+        "openssl s_client -connect h:587 -starttls smtp </dev/null",
+        "openssl x509 -noout -text < /etc/ssl/certs/ca.pem",
+        "echo x | openssl base64",
+    ]);
+}
