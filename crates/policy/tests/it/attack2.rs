@@ -471,3 +471,25 @@ fn network_clients_with_data_on_stdin_ask() {
         "echo x | openssl base64",
     ]);
 }
+
+#[test]
+fn everyday_reads_from_the_fatigue_list_stay_read_only() {
+    assert_all_read_only(&[
+        "grep -rI TODO src/",
+        "grep -I foo /etc/hosts",
+        "grep -rnIi 'error' /var/log/nginx/",
+        "at -l",
+        "at -l -q a",
+        "help",
+        "help cd",
+        "help -m read",
+    ]);
+    // Their neighbours that run or schedule something still ask.
+    assert_all_ask(&own(&[
+        "at now + 1 minute",
+        "at -f /tmp/x now",
+        "at -l now",
+        "grep -rI TODO ~",
+        "grep -I -f /etc/shadow x",
+    ]));
+}
