@@ -277,6 +277,8 @@ fn options_that_load_native_code_or_programs_ask() {
         "iptables-legacy-save",
         "iptables-nft-save -t nat",
         "iptables -S",
+        "iptables-restore -t rules.v4",
+        "ip6tables-restore --test rules.v6",
     ] {
         for opt in [
             "-M /tmp/evil",
@@ -375,6 +377,8 @@ fn options_that_write_files_ask() {
         "ipset save -file /etc/motd",
         "ipset -file /etc/motd save",
         "ipset list -output save -file /tmp/x",
+        "ipset list -f /tmp/x",
+        "ipset save blocklist -f /etc/motd",
     ]);
     for o in [
         "-keylogfile /etc/motd",
