@@ -788,6 +788,17 @@ fn ssh_known_hosts(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
 }
 
+/// An ssh `-o` option in an rsync remote shell: a safe key, and host key checking that
+/// does not add keys to known_hosts (`no`/`accept-new` write it, see `ssh_known_hosts`).
+fn rsh_safe_option(val: &str) -> bool {
+    let (key, value) = val.split_once('=').unwrap_or((val, ""));
+    let key = key.to_ascii_lowercase();
+    if key == "stricthostkeychecking" {
+        return matches!(value.to_ascii_lowercase().as_str(), "yes" | "true" | "ask");
+    }
+    SSH_SAFE_OPTIONS.contains(&key.as_str())
+}
+
 /// Checks the `-e`/`--rsh` value of rsync: plain ssh with safe options.
 fn rsh_value(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
     let Some(text) = v.literal() else {
@@ -807,13 +818,11 @@ fn rsh_value(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
             "-p" | "-i" | "-l" | "-J" => k += 2,
             "-o" => {
                 let val = toks.get(k + 1).copied().unwrap_or("");
-                let key = val.split('=').next().unwrap_or("").to_ascii_lowercase();
-                ok = SSH_SAFE_OPTIONS.contains(&key.as_str());
+                ok = rsh_safe_option(val);
                 k += 2;
             }
             t if t.starts_with("-o") => {
-                let key = t[2..].split('=').next().unwrap_or("").to_ascii_lowercase();
-                ok = SSH_SAFE_OPTIONS.contains(&key.as_str());
+                ok = rsh_safe_option(&t[2..]);
                 k += 1;
             }
             t if t.starts_with("-p") || t.starts_with("-i") || t.starts_with("-l") => k += 1,

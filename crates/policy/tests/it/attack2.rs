@@ -395,6 +395,12 @@ fn options_that_write_files_ask() {
         cmds.push(format!(
             "ssh -o stricthostkeychecking={v} -p 2222 host uptime"
         ));
+        cmds.push(format!(
+            "rsync -n -a -e 'ssh -o StrictHostKeyChecking={v}' host:/etc/ /tmp/x"
+        ));
+        cmds.push(format!(
+            "rsync --list-only -e 'ssh -oStrictHostKeyChecking={v}' host:/srv/"
+        ));
     }
     assert_all_ask(&cmds);
     assert_all_read_only(&[
