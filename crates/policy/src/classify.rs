@@ -58,6 +58,9 @@ pub(crate) struct Engine<'p> {
     pub sh_mode: bool,
     /// Path pattern of what the previous pipeline stage prints (find → xargs).
     pub stdin_paths: Option<String>,
+    /// Standard input carries data: a pipe from a producer or an input redirection
+    /// (network clients send it to the peer).
+    pub stdin_fed: bool,
     pub stdout_paths: Option<String>,
     /// The current command never prints what it reads (see `Effects::quiet`).
     quiet_reads: bool,
@@ -111,6 +114,7 @@ impl<'p> Engine<'p> {
             cwd: Some(Cow::Borrowed("~")),
             sh_mode: false,
             stdin_paths: None,
+            stdin_fed: false,
             stdout_paths: None,
             quiet_reads: false,
             remote: 0,
@@ -469,10 +473,16 @@ impl<'p> Engine<'p> {
         let multi = p.cmds.len() > 1;
         let saved = if multi { Some(self.cwd.clone()) } else { None };
         let mut prev_out: Option<String> = None;
+        let outer_fed = self.stdin_fed;
         for (k, c) in p.cmds.iter().enumerate() {
             if k > 0 {
                 out.push_str(" | ");
             }
+            self.stdin_fed = if k == 0 {
+                outer_fed
+            } else {
+                !empty_producer(&p.cmds[k - 1])
+            };
             self.stdin_paths = prev_out.take();
             self.stdout_paths = None;
             self.cmd(c, out);
@@ -482,6 +492,7 @@ impl<'p> Engine<'p> {
                 self.cwd.clone_from(s);
             }
         }
+        self.stdin_fed = outer_fed;
         self.stdin_paths = None;
     }
 
@@ -495,6 +506,21 @@ impl<'p> Engine<'p> {
     }
 
     fn cmd(&mut self, c: &Cmd, out: &mut String) {
+        let redirects = match c {
+            Cmd::Simple(s) => &s.redirects,
+            Cmd::Subshell(_, r) | Cmd::Group(_, r) | Cmd::Test(_, r, _) => r,
+            Cmd::If { redirects, .. }
+            | Cmd::For { redirects, .. }
+            | Cmd::While { redirects, .. }
+            | Cmd::Case { redirects, .. } => redirects,
+        };
+        let saved_fed = self.stdin_fed;
+        self.stdin_fed |= redirects.iter().any(feeds_stdin);
+        self.cmd_inner(c, out);
+        self.stdin_fed = saved_fed;
+    }
+
+    fn cmd_inner(&mut self, c: &Cmd, out: &mut String) {
         match c {
             Cmd::Simple(s) => self.simple(s, out),
             Cmd::Subshell(l, r) => {
@@ -1150,10 +1176,11 @@ impl<'p> Engine<'p> {
             .iter()
             .position(|w| w.literal() == Some("--"))
             .unwrap_or(usize::MAX);
-        self.quiet_reads = parsed
-            .occ
-            .iter()
-            .any(|o| (o.opt.effects.quiet || o.opt.effects.dryrun) && o.word < dashes);
+        self.quiet_reads = dry_run_on(&parsed, dashes)
+            || parsed
+                .occ
+                .iter()
+                .any(|o| o.opt.effects.quiet && o.word < dashes);
         // A working directory set by an option holds for this command and what it wraps.
         let saved_cwd = parsed
             .occ
@@ -1189,10 +1216,7 @@ impl<'p> Engine<'p> {
             .iter()
             .position(|w| w.literal() == Some("--"))
             .unwrap_or(usize::MAX);
-        let dry = parsed
-            .occ
-            .iter()
-            .any(|o| o.opt.effects.dryrun && o.word < dashes);
+        let dry = dry_run_on(parsed, dashes);
         let mode = parsed
             .occ
             .iter()
@@ -1676,4 +1700,56 @@ pub(crate) fn quoted(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
     quote_word(s, &mut o, false);
     o
+}
+
+/// Whether a dry-run flag is in effect: the LAST dry-run option before `--` decides
+/// (kubectl and helm: last flag wins), and a value that turns it off (`--dry-run=none`,
+/// `=false`) or is only known at run time is no dry run.
+fn dry_run_on(parsed: &crate::opts::Parsed<'_>, dashes: usize) -> bool {
+    let last = parsed
+        .occ
+        .iter()
+        .filter(|o| o.opt.effects.dryrun && o.word < dashes)
+        .max_by_key(|o| o.word);
+    match last {
+        None => false,
+        Some(o) if !o.value.is_some() => true,
+        Some(o) => o.value.literal().is_some_and(|v| {
+            !matches!(
+                v.to_ascii_lowercase().as_str(),
+                "none" | "false" | "0" | "no" | "off" | ""
+            )
+        }),
+    }
+}
+
+/// An input redirection that gives the command data (`< /dev/null` gives none).
+fn feeds_stdin(r: &crate::ir::Redirect) -> bool {
+    use crate::ir::{RedirOp, RedirTarget};
+    let input = matches!(r.fd, None | Some(0))
+        && matches!(
+            r.op,
+            RedirOp::Read
+                | RedirOp::ReadWrite
+                | RedirOp::DupIn
+                | RedirOp::HereString
+                | RedirOp::HereDoc
+        );
+    let null = matches!(&r.target, RedirTarget::Word(w) if w.literal() == Some("/dev/null"))
+        && matches!(r.op, RedirOp::Read);
+    input && !null
+}
+
+/// A pipeline stage that prints nothing but a newline (`echo | openssl s_client`).
+fn empty_producer(c: &Cmd) -> bool {
+    let Cmd::Simple(s) = c else {
+        return false;
+    };
+    let words: Vec<Option<&str>> = s.words.iter().map(crate::ir::Word::literal).collect();
+    s.assigns.is_empty()
+        && s.redirects.is_empty()
+        && matches!(
+            words.as_slice(),
+            [Some("echo" | "true" | ":")] | [Some("echo"), Some("-n")] | [Some("printf"), Some("")]
+        )
 }

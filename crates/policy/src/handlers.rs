@@ -35,6 +35,7 @@ pub(crate) enum Handler {
     Sysctl,
     Nft,
     Tmux,
+    StdinPeer,
     Wait,
     Less,
     Man,
@@ -100,6 +101,7 @@ impl Handler {
             "sysctl" => Self::Sysctl,
             "nft" => Self::Nft,
             "tmux" => Self::Tmux,
+            "stdin_peer" => Self::StdinPeer,
             "wait" => Self::Wait,
             "less" => Self::Less,
             "man" => Self::Man,
@@ -222,6 +224,7 @@ impl Handler {
             Self::Sysctl => sysctl(e, p, words),
             Self::Nft => nft(e, p, words),
             Self::Tmux => tmux(e, words),
+            Self::StdinPeer => stdin_peer(e, p, words),
             Self::Wait => {
                 for o in p.values("-p") {
                     crate::classify::assign_name(
@@ -728,6 +731,7 @@ fn ssh(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
     for o in p.values("-o") {
         ssh_option(e, &o.value, words[o.word].span);
     }
+    ssh_known_hosts(e, p, words);
     let Some(r) = p.rest else {
         let harmless = p.has("-N") || p.has("-G") || p.has("-V") || p.has("-Q");
         if !harmless {
@@ -750,6 +754,51 @@ fn ssh(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
     }
 }
 
+/// `StrictHostKeyChecking=no|off|accept-new` appends unknown host keys to the user's
+/// known_hosts (a write that also trusts a new key) unless `UserKnownHostsFile` names
+/// another file (judged in `ssh_option`).
+fn ssh_known_hosts(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let mut other_file = false;
+    let mut adds: Option<Span> = None;
+    for o in p.values("-o") {
+        let Some(text) = o.value.literal() else {
+            continue;
+        };
+        let (key, value) = text
+            .split_once(['=', ' ', '\t'])
+            .map_or((text, ""), |(k, v)| (k, v));
+        let value = value.trim_start_matches([' ', '\t', '=']).trim();
+        match key.to_ascii_lowercase().as_str() {
+            "userknownhostsfile" => other_file = true,
+            "stricthostkeychecking"
+                if !matches!(value.to_ascii_lowercase().as_str(), "yes" | "true" | "ask") =>
+            {
+                adds = Some(words[o.word].span);
+            }
+            _ => {}
+        }
+    }
+    if let (Some(span), false) = (adds, other_file) {
+        e.add(
+            "option.ssh",
+            Class::ConfigMutation,
+            span,
+            "ssh adds unknown host keys to ~/.ssh/known_hosts with this StrictHostKeyChecking",
+        );
+    }
+}
+
+/// An ssh `-o` option in an rsync remote shell: a safe key, and host key checking that
+/// does not add keys to known_hosts (`no`/`accept-new` write it, see `ssh_known_hosts`).
+fn rsh_safe_option(val: &str) -> bool {
+    let (key, value) = val.split_once('=').unwrap_or((val, ""));
+    let key = key.to_ascii_lowercase();
+    if key == "stricthostkeychecking" {
+        return matches!(value.to_ascii_lowercase().as_str(), "yes" | "true" | "ask");
+    }
+    SSH_SAFE_OPTIONS.contains(&key.as_str())
+}
+
 /// Checks the `-e`/`--rsh` value of rsync: plain ssh with safe options.
 fn rsh_value(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
     let Some(text) = v.literal() else {
@@ -769,13 +818,11 @@ fn rsh_value(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
             "-p" | "-i" | "-l" | "-J" => k += 2,
             "-o" => {
                 let val = toks.get(k + 1).copied().unwrap_or("");
-                let key = val.split('=').next().unwrap_or("").to_ascii_lowercase();
-                ok = SSH_SAFE_OPTIONS.contains(&key.as_str());
+                ok = rsh_safe_option(val);
                 k += 2;
             }
             t if t.starts_with("-o") => {
-                let key = t[2..].split('=').next().unwrap_or("").to_ascii_lowercase();
-                ok = SSH_SAFE_OPTIONS.contains(&key.as_str());
+                ok = rsh_safe_option(&t[2..]);
                 k += 1;
             }
             t if t.starts_with("-p") || t.starts_with("-i") || t.starts_with("-l") => k += 1,
@@ -1007,7 +1054,12 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
             // The values the canonical form itself sets.
             || matches!(
                 (key.as_str(), val),
-                ("core.fsmonitor", "false") | ("log.showsignature", "false") | ("protocol.ext.allow", "never")
+                ("core.fsmonitor", "false")
+                    | ("log.showsignature", "false")
+                    | ("protocol.ext.allow", "never")
+                    | ("gpg.program", "gpg")
+                    | ("gpg.ssh.program", "ssh-keygen")
+                    | ("gpg.x509.program", "gpgsm")
             );
         if !safe {
             e.fail(
@@ -1099,6 +1151,14 @@ fn git(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
         "log.showSignature=false",
         "-c",
         "protocol.ext.allow=never",
+        // Signature checks (verify-commit, verify-tag, tag -v, `%G?`, `%(signature)`) run
+        // these programs, which a repository's own config may point anywhere.
+        "-c",
+        "gpg.program=gpg",
+        "-c",
+        "gpg.ssh.program=ssh-keygen",
+        "-c",
+        "gpg.x509.program=gpgsm",
         "--no-pager",
     ] {
         ao.inserts.push((off + 1, ins.to_owned()));
@@ -2241,9 +2301,37 @@ fn nft(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 /// tmux formats run shell commands: `#(cmd)` in `display -p`, `list-* -F`, options such
 /// as `status-right`, and `if-shell`/`run-shell` arguments. A word that could hold one
 /// (any `#(`, or text only known at run time) is a program the classifier did not see.
+/// Network clients that send their standard input to the peer (nc, openssl s_client): with
+/// data on stdin the command writes to a server (`echo FLUSHALL | nc redis 6379`).
+fn stdin_peer(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let sub = p.sub_words.first().and_then(|&i| words[i].literal());
+    if words[0].literal().is_some_and(|n| n.ends_with("openssl")) && sub != Some("s_client") {
+        return;
+    }
+    // Port scans and receive-only modes send nothing.
+    let silent = ["-z", "--zero", "-d", "--recv-only"]
+        .iter()
+        .any(|id| p.has(id));
+    if e.stdin_fed && !silent {
+        e.add(
+            "option.stdin_peer",
+            Class::ConfigMutation,
+            span0(words),
+            "sends its standard input to the network peer",
+        );
+    }
+}
+
 fn tmux(e: &mut Engine<'_>, words: &[Word]) {
     for w in &words[1..] {
         match w.literal() {
+            // tmux splits its arguments into several commands at a word that is or ends with
+            // `;` (cmd_parse_from_arguments): the later ones are not the classified one.
+            Some(l) if l.ends_with(';') => e.fail(
+                "unknown.tmux_sequence",
+                w.span,
+                "a `;` argument starts another tmux command",
+            ),
             Some(l) if !l.contains("#(") => {}
             Some(_) => e.fail(
                 "unknown.tmux_format",
@@ -3370,23 +3458,28 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
 
 fn kill(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
     let span = span0(words);
+    // Options end at `--` and at the first operand, and only the first signal counts:
+    // after it (`kill -9 -0`, `kill -- -0`) a `-N` word is a process group to signal.
     let mut listing = false;
-    let mut zero = false;
+    let mut signal: Option<&str> = None;
     let mut k = 1;
     while let Some(w) = words.get(k) {
         match w.literal() {
             Some("-l" | "-L" | "--list" | "--table") => listing = true,
-            Some("-0" | "-s0") => zero = true,
-            Some("-s" | "-n" | "--signal") => {
-                if words.get(k + 1).and_then(Word::literal) == Some("0") {
-                    zero = true;
-                }
+            Some("--") => break,
+            Some("-s" | "-n" | "--signal") if signal.is_none() => {
+                signal = Some(words.get(k + 1).and_then(Word::literal).unwrap_or("?"));
                 k += 1;
             }
-            _ => {}
+            Some("-s0") if signal.is_none() => signal = Some("0"),
+            Some(l) if l.starts_with('-') && l.len() > 1 && signal.is_none() => {
+                signal = Some(&l[1..]);
+            }
+            _ => break,
         }
         k += 1;
     }
+    let zero = signal.is_some_and(|s| matches!(s, "0" | "SIG0"));
     if listing || zero {
         e.add(
             "spec.kill.query",

@@ -58,7 +58,7 @@ pub(crate) fn sed(script: &str) -> Result<Vec<Effect>, String> {
                     '/'
                 };
                 i += 1;
-                skip_delimited(&b, &mut i, delim)?;
+                skip_regex(&b, &mut i, delim)?;
                 while i < n && matches!(b[i], 'I' | 'M') {
                     i += 1;
                 }
@@ -103,7 +103,24 @@ pub(crate) fn sed(script: &str) -> Result<Vec<Effect>, String> {
                 }
             }
             ':' | 'b' | 't' | 'T' | 'v' => {
-                while i < n && b[i] != '\n' && b[i] != ';' && !(c != ':' && b[i] == '}') {
+                // GNU read_label(): blanks before the label are skipped and the label ends
+                // at the first blank, `;` or newline; the text after it is the NEXT command
+                // (`:a e cmd`, `v 4.2 e cmd`). A `}` in a label is read differently by sed
+                // versions, so it is refused rather than guessed.
+                while i < n && (b[i] == ' ' || b[i] == '\t') {
+                    i += 1;
+                }
+                while i < n && !b[i].is_whitespace() && b[i] != ';' {
+                    if b[i] == '}' {
+                        // `{p;b}`: whether `}` ends the label or belongs to it, what follows
+                        // is read as commands either way when nothing is glued to it.
+                        if b.get(i + 1).is_none_or(|&d| d.is_whitespace() || d == ';') {
+                            break;
+                        }
+                        return Err(
+                            "text after `}` in a sed label is read differently by versions".into(),
+                        );
+                    }
                     i += 1;
                 }
             }
@@ -136,7 +153,7 @@ pub(crate) fn sed(script: &str) -> Result<Vec<Effect>, String> {
                     return Err("bad s delimiter".into());
                 }
                 i += 1;
-                skip_delimited(&b, &mut i, delim)?;
+                skip_regex(&b, &mut i, delim)?;
                 skip_delimited(&b, &mut i, delim)?;
                 // Flags.
                 while i < n {
@@ -174,12 +191,78 @@ fn skip_delimited(b: &[char], i: &mut usize, delim: char) -> Result<(), String> 
             *i += 2;
             continue;
         }
+        // GNU match_slash() ends the text at an unescaped newline (an error).
+        if c == '\n' {
+            return Err("newline inside a sed regular expression or replacement".into());
+        }
         *i += 1;
         if c == delim {
             return Ok(());
         }
     }
     Err("unterminated regular expression or replacement".into())
+}
+
+/// Skips a regular expression up to its closing delimiter. GNU sed skips a bracket
+/// expression whole (snarf_char_class: `s/[/]/x/` is complete), other seds do not; where
+/// the two readings could end the regex at different places (the delimiter or a newline
+/// inside brackets) the script is refused.
+fn skip_regex(b: &[char], i: &mut usize, delim: char) -> Result<(), String> {
+    let ambiguous = || "a delimiter inside a sed bracket expression is read differently".to_owned();
+    while *i < b.len() {
+        let c = b[*i];
+        if c == '\\' {
+            *i += 2;
+            continue;
+        }
+        if c == '\n' {
+            return Err("newline inside a sed regular expression".into());
+        }
+        *i += 1;
+        if c == delim {
+            return Ok(());
+        }
+        if c == '[' {
+            // Inside a bracket: `^` and a leading `]` are literal; `[:…:]`, `[.….]`,
+            // `[=…=]` are classes. Stop at the first `]` that closes it.
+            if b.get(*i) == Some(&'^') {
+                *i += 1;
+            }
+            if b.get(*i) == Some(&']') {
+                *i += 1;
+            }
+            loop {
+                let Some(&d) = b.get(*i) else {
+                    return Err("unterminated sed bracket expression".into());
+                };
+                if d == '\n' || (d == delim && b.get(i.wrapping_sub(1)) != Some(&'\\')) {
+                    return Err(ambiguous());
+                }
+                *i += 1;
+                if d == ']' {
+                    break;
+                }
+                if d == '[' && matches!(b.get(*i), Some(':' | '.' | '=')) {
+                    let kind = b[*i];
+                    *i += 1;
+                    loop {
+                        let Some(&e) = b.get(*i) else {
+                            return Err("unterminated sed character class".into());
+                        };
+                        if e == '\n' || e == delim {
+                            return Err(ambiguous());
+                        }
+                        *i += 1;
+                        if e == kind && b.get(*i) == Some(&']') {
+                            *i += 1;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Err("unterminated regular expression".into())
 }
 
 #[derive(Debug, Clone, PartialEq)]
