@@ -258,7 +258,7 @@ impl Handler {
             Self::Ansible => ansible(e, p, words),
             Self::Printenv => {
                 if p.operands.is_empty() {
-                    guest_environment(e, words);
+                    environment_dump(e, words);
                 } else if e.remote > 0 {
                     // `docker exec app printenv DB_PASSWORD`
                     for &i in &p.operands {
@@ -375,6 +375,15 @@ fn sudo(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
         return;
     };
     let r = leading_assignments(e, words, r);
+    // `env LANG=C`: assignments and no command print the environment.
+    let assignment = |w: &Word| {
+        w.literal()
+            .and_then(|l| l.split_once('='))
+            .is_some_and(|(n, _)| is_name(n))
+    };
+    if words[r..].iter().all(assignment) {
+        environment_dump(e, words);
+    }
     if r < words.len() {
         e.argv(&words[r..], off + r, ao);
     }
@@ -382,7 +391,7 @@ fn sudo(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
 
 fn env(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
     let Some(r) = p.rest else {
-        guest_environment(e, words);
+        environment_dump(e, words);
         return;
     };
     let r = leading_assignments(e, words, r);
@@ -925,10 +934,15 @@ fn sed(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 }
 
 fn awk(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    // `awk -v t="$GITHUB_TOKEN" …`, `awk '…' t=$DB_PASSWORD`: the program can print it.
+    print_secrets(e, &(1..words.len()).collect::<Vec<_>>(), words);
     let mut ops: &[usize] = &p.operands;
     let mut from_option = false;
     for o in p.values("--source") {
         from_option = true;
+        if let Some(s) = o.value.literal() {
+            embedded_environment(e, s, &["ENVIRON"], words[o.word].span);
+        }
         match o.value.literal() {
             Some(s) => script_effects(e, scripts::awk(s), words[o.word].span, "awk"),
             None => e.fail(
@@ -943,6 +957,9 @@ fn awk(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
     if !from_option && let Some((&first, rest)) = ops.split_first() {
         let w = &words[first];
+        if let Some(s) = w.literal() {
+            embedded_environment(e, s, &["ENVIRON"], w.span);
+        }
         match w.literal() {
             Some(s) => script_effects(e, scripts::awk(s), w.span, "awk"),
             None => e.fail(
@@ -2427,17 +2444,17 @@ fn midclt(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
 }
 
-/// `env` or `printenv` inside a container or on a remote host prints where credentials of
-/// services usually live; the executor's own environment is fixed and holds none.
-pub(crate) fn guest_environment(e: &mut Engine<'_>, words: &[Word]) {
-    if e.remote > 0 {
-        e.add(
-            "secret.environment",
-            Class::Destructive,
-            span0(words),
-            "prints the environment of a container or remote host (service credentials)",
-        );
-    }
+/// `env`, `printenv`, bare `set`, `export -p`: every variable of the shell that runs the
+/// command. The executor starts from a fixed environment, but a wrapper (`sudo` keeps some
+/// variables, `ssh` and `docker exec` print another's) or an earlier assignment can put a
+/// credential there, and the class of a dump must not depend on where it runs.
+pub(crate) fn environment_dump(e: &mut Engine<'_>, words: &[Word]) {
+    e.add(
+        "secret.environment",
+        Class::Destructive,
+        span0(words),
+        "prints every environment variable (credentials are often passed this way)",
+    );
 }
 
 /// Environment variable names that by convention hold credentials (in containers and on
@@ -2462,10 +2479,78 @@ fn secret_name(name: &str) -> bool {
         "_DSN",
         "WEBHOOK",
         "NOTIFICATION_URL",
+        "AUTH_CONFIG",
+        "_PWD",
+        "PASSPHRASE",
+        "CREDS",
+        "COOKIE",
+        "BEARER",
     ]
     .iter()
     .any(|k| n.contains(k))
-        || n.ends_with("_KEY")
+        || ["_KEY", "_SK", "_PW", "_AUTH", "_KEYS"]
+            .iter()
+            .any(|k| n.ends_with(k))
+        || connection_string_name(&n)
+}
+
+/// `REDIS_URL`, `MONGO_URI`, `AMQP_URL`, `CELERY_BROKER_URL`: a URL to a database, cache or
+/// broker carries its user and password (`redis://:pw@host`). Plain `*_URL` names
+/// (`BASE_URL`, `HOMEPAGE_URL`) stay readable.
+fn connection_string_name(upper: &str) -> bool {
+    const SERVICES: &[&str] = &[
+        "REDIS",
+        "MONGO",
+        "AMQP",
+        "RABBIT",
+        "POSTGRES",
+        "PG",
+        "MYSQL",
+        "MARIA",
+        "DB",
+        "DATABASE",
+        "BROKER",
+        "CACHE",
+        "CONN",
+        "ELASTIC",
+        "OPENSEARCH",
+        "KAFKA",
+        "SQL",
+        "SMTP",
+        "MAIL",
+        "NATS",
+        "MQ",
+        "MEMCACHE",
+        "CLICKHOUSE",
+        "INFLUX",
+        "COUCH",
+        "NEO4J",
+        "CASSANDRA",
+        "LDAP",
+        "S3",
+        "MINIO",
+        "SENTRY",
+        "PROXY",
+        "REPO",
+        "REGISTRY",
+        "GIT",
+        "STORAGE",
+    ];
+    let Some(stem) = [
+        "_URL",
+        "_URI",
+        "_URLS",
+        "_URIS",
+        "_DSN",
+        "_CONNECTION",
+        "_CONNSTR",
+    ]
+    .iter()
+    .find_map(|s| upper.strip_suffix(s)) else {
+        return false;
+    };
+    stem.split('_')
+        .any(|w| SERVICES.iter().any(|s| w.starts_with(s)))
 }
 
 /// `echo "$DB_PASSWORD"` in a container or on a remote host prints a credential.
@@ -2938,7 +3023,68 @@ pub(crate) fn names_credential(text: &str) -> bool {
 /// `grep smtp_password /etc/gitlab/gitlab.rb`, `yq .oidc.client_secret config.yaml`: a
 /// search for a credential key in configuration prints the credential, whatever the file
 /// is called. Searching logs (failed logins) or a pipe (classified at its source) does not.
+/// Does an embedded program (awk, jq, yq) name one of `idents` as a word of its own that
+/// is not a field access (`.env` is a JSON key, `env` and `$ENV` are jq's environment)?
+/// A match inside a string literal also counts: failing closed costs a question only.
+fn embedded_environment(e: &mut Engine<'_>, text: &str, idents: &[&str], span: Span) {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < b.len() {
+        if !ident(b[i]) || (i > 0 && ident(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let end = (i..b.len()).find(|&j| !ident(b[j])).unwrap_or(b.len());
+        let word = &text[i..end];
+        let field = i > 0 && b[i - 1] == b'.';
+        if !field && idents.contains(&word) {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                span,
+                format!("the program reads the environment or a file through `{word}`"),
+            );
+            return;
+        }
+        i = end;
+    }
+}
+
+/// The program text of jq/yq. Options the lenient spec does not list (`--arg k v`) may
+/// shift which operand is the program, so every literal operand is scanned.
+fn query_program(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], idents: &[&str]) {
+    // grep shares the handler; only jq (gojq, jless) and yq run a query language.
+    if !p.path.first().is_some_and(|s| s.id == "jq" || s.id == "yq") {
+        return;
+    }
+    for &i in &p.operands {
+        let w = &words[i];
+        if let Some(s) = w.literal() {
+            embedded_environment(e, s, idents, w.span);
+        }
+    }
+}
+
 fn secret_search(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    // jq and gojq: `env`, `$ENV`; yq: `env()`, `strenv()`, `envsubst`, and `load*()` reads
+    // any file; jq modules (`import`, `include`) are files too.
+    const IDENTS: &[&str] = &[
+        "env",
+        "ENV",
+        "strenv",
+        "envsubst",
+        "load",
+        "load_str",
+        "load_xml",
+        "load_props",
+        "load_base64",
+        "load_yaml",
+        "load_json",
+        "import",
+        "include",
+    ];
+    query_program(e, p, words, IDENTS);
     let mut patterns: Vec<(Option<&str>, Span)> = p
         .values("--regexp")
         .map(|o| (o.value.literal(), words[o.word].span))
@@ -3454,6 +3600,10 @@ fn set(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         "nolog",
     ];
     spec_finding(e, spec, Class::ReadOnly, span0(words));
+    // Bare `set` prints every shell variable, the exported ones included.
+    if words.len() == 1 {
+        environment_dump(e, words);
+    }
     let mut k = 1;
     while let Some(w) = words.get(k) {
         let Some(l) = w.literal() else {
@@ -3506,6 +3656,13 @@ fn set(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
 
 fn export(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
     spec_finding(e, spec, Class::ReadOnly, span0(words));
+    // `export` and `export -p` (any number of `-p`, `--`) print the whole environment.
+    if words[1..]
+        .iter()
+        .all(|w| matches!(w.literal(), Some("-p" | "--" | "-pp")))
+    {
+        environment_dump(e, words);
+    }
     for w in &words[1..] {
         let Some(Part::Lit(first)) = w.parts.first() else {
             e.fail(

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod api;
+mod attack3;
 mod budget;
 mod corpus;
 mod depth;

@@ -1,0 +1,361 @@
+//! Families from the second outside attack (secrets): environment dumps, embedded
+//! languages reading the environment, secret variable names, raw disks and images, tools
+//! that echo a file in their errors, credential files by any name, and printing
+//! subcommands. Each family is the class with variations; the last test keeps everyday
+//! reads read-only.
+
+use nomos_policy::{Class, classify};
+
+fn open(cmds: &[String]) -> Vec<(String, String)> {
+    cmds.iter()
+        .map(|c| (c.clone(), classify(c)))
+        .filter(|(_, d)| d.class == Class::ReadOnly)
+        .map(|(c, d)| (c, format!("{}: {}", d.rule(), d.reason())))
+        .collect()
+}
+
+fn assert_all_ask(cmds: &[String]) {
+    let o = open(cmds);
+    assert!(o.is_empty(), "read_only: {o:#?}");
+}
+
+fn owned(cmds: &[&str]) -> Vec<String> {
+    cmds.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// Every way to run `cmd` the classifier sees through: bare, wrapped, piped, in a list.
+fn wrapped(cmd: &str) -> Vec<String> {
+    [
+        "{}",
+        "sudo {}",
+        "nice {}",
+        "timeout 1 {}",
+        "nohup {}",
+        "{} | grep -i key",
+        "{} | sort",
+        "true && {}",
+        "bash -c '{}'",
+        "sudo -u postgres {}",
+    ]
+    .iter()
+    // Single quotes cannot nest in `bash -c '…'`.
+    .filter(|f| !(f.contains('\'') && cmd.contains('\'')))
+    .map(|f| f.replace("{}", cmd))
+    .collect()
+}
+
+#[test]
+fn environment_dumps_ask_locally_and_wrapped() {
+    let dumps = [
+        "env",
+        "env -0",
+        "env --null",
+        "env -u PATH",
+        "env -i",
+        "printenv",
+        "printenv -0",
+        "set",
+        "export",
+        "export -p",
+        "/usr/bin/env",
+        "/usr/bin/printenv",
+    ];
+    let cmds: Vec<String> = dumps.iter().flat_map(|d| wrapped(d)).collect();
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn embedded_languages_reading_the_environment_ask() {
+    let mut cmds = owned(&[
+        "awk 'BEGIN{print ENVIRON[\"AWS_SECRET_ACCESS_KEY\"]}'",
+        "awk 'BEGIN{for (k in ENVIRON) print k\"=\"ENVIRON[k]}'",
+        "gawk 'BEGIN{print ENVIRON[\"X\"]}'",
+        "mawk 'BEGIN{print ENVIRON[\"PGPASSWORD\"]}'",
+        "nawk 'BEGIN { e = ENVIRON; print e }'",
+        "awk -e 'BEGIN{print ENVIRON[\"HOME\"]}'",
+        "gawk --source 'BEGIN{print ENVIRON[\"T\"]}'",
+        "awk -v t=\"$GITHUB_TOKEN\" 'BEGIN{print t}'",
+        "awk -vt=$DB_PASSWORD 'BEGIN{print t}'",
+        "awk --assign=t=\"$API_KEY\" 'BEGIN{print t}'",
+        "awk '{print t}' t=\"$MYSQL_PWD\" /etc/hosts",
+        "awk -v u=\"$REDIS_URL\" 'BEGIN{print u}'",
+        "jq -n env",
+        "jq -n '$ENV'",
+        "jq -n 'env.AWS_SECRET_ACCESS_KEY'",
+        "jq -n '$ENV.GITHUB_TOKEN'",
+        "jq -rn 'env|to_entries[]|\"\\(.key)=\\(.value)\"'",
+        "jq -r '.a, env' x.json",
+        "jq --arg k v -n 'env[$k]'",
+        "jq -n '[env[]]'",
+        "jq -n 'import \"x\" as y; 1'",
+        "jq -n 'include \"x\"; 1'",
+        "gojq -n env",
+        "gojq -n '$ENV'",
+        "yq -n env",
+        "yq -n 'env(HOME)'",
+        "yq -n 'strenv(AWS_SECRET_ACCESS_KEY)'",
+        "yq -n 'strenv(GITHUB_TOKEN)'",
+        "yq '.a = envsubst' x.yml",
+        "yq -n 'load(\"/etc/shadow\")'",
+        "yq -n 'load_str(\"/root/.ssh/id_rsa\")'",
+    ]);
+    cmds.extend(
+        owned(&[
+            "jq -n env",
+            "awk 'BEGIN{print ENVIRON[\"K\"]}'",
+            "yq -n 'strenv(K)'",
+        ])
+        .iter()
+        .flat_map(|c| wrapped(c)),
+    );
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn secret_variable_names_ask() {
+    let names = [
+        "MYSQL_PWD",
+        "REDIS_URL",
+        "MONGO_URI",
+        "MONGODB_URI",
+        "AMQP_URL",
+        "RABBITMQ_URL",
+        "CELERY_BROKER_URL",
+        "POSTGRES_URL",
+        "PG_URI",
+        "DB_URL",
+        "SQLALCHEMY_DATABASE_URI",
+        "ELASTICSEARCH_URL",
+        "KAFKA_URL",
+        "SENTRY_DSN",
+        "SMTP_URL",
+        "DOCKER_AUTH_CONFIG",
+        "STRIPE_SK",
+        "APP_PW",
+        "NPM_AUTH",
+        "GPG_PASSPHRASE",
+        "REGISTRY_CREDS",
+        "SESSION_COOKIE",
+    ];
+    let cmds: Vec<String> = names
+        .iter()
+        .flat_map(|n| {
+            [
+                format!("echo ${n}"),
+                format!("echo \"${{{n}}}\""),
+                format!("printf '%s\\n' \"${n}\""),
+                format!("docker exec app printenv {n}"),
+                format!("awk -v x=\"${n}\" 'BEGIN{{print x}}'"),
+            ]
+        })
+        .collect();
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn raw_disks_and_guest_images_are_secret_reads() {
+    let paths = [
+        "/dev/pve/root",
+        "/dev/pve/vm-100-disk-0",
+        "/dev/pve/data",
+        "/dev/vg0/lv_root",
+        "/dev/ubuntu-vg/ubuntu-lv",
+        "/dev/rbd0",
+        "/dev/rbd/rbd/vm-100-disk-0",
+        "/dev/loop0",
+        "/dev/loop12",
+        "/dev/nbd0",
+        "/dev/drbd1",
+        "/dev/dm-0",
+        "/dev/md0",
+        "/dev/zram0",
+        "/var/lib/vz/images/100/vm-100-disk-0.raw",
+        "/var/lib/vz/images/100/vm-100-disk-0.qcow2",
+        "/var/lib/vz/images/100/vm-100-disk-1.vmdk",
+        "/srv/images/disk.img.raw",
+        "/mnt/pve/nfs/images/101/vm-101-disk-0.qcow2",
+        "/var/lib/libvirt/images/web.qcow2",
+        "/tmp/x.vdi",
+        "/tmp/x.vhdx",
+    ];
+    let cmds: Vec<String> = paths
+        .iter()
+        .flat_map(|p| {
+            [
+                format!("cat {p}"),
+                format!("xxd {p}"),
+                format!("strings {p}"),
+                format!("grep -a '\\$6\\$' {p}"),
+                format!("head -c 4096 {p}"),
+                format!("sudo od -c {p}"),
+            ]
+        })
+        .collect();
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn tools_that_echo_a_file_in_errors_read_it() {
+    let secrets = [
+        "/etc/shadow",
+        "/root/.ssh/id_rsa",
+        "/etc/gshadow",
+        "/root/.aws/credentials",
+    ];
+    let forms = [
+        "du --files0-from={}",
+        "du --files0-from {}",
+        "du -sh --files0-from={}",
+        "file -f {}",
+        "file --files-from {}",
+        "file --files-from={}",
+        "file -m {} /etc/hostname",
+        "jq -f {}",
+        "jq --from-file {}",
+        "jq --from-file {} -n",
+        "jq -n -f {}",
+        "gojq -f {}",
+        "find /etc -name shadow -exec du --files0-from={} \\;",
+    ];
+    let cmds: Vec<String> = forms
+        .iter()
+        .flat_map(|f| secrets.iter().map(move |s| f.replace("{}", s)))
+        .collect();
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn credential_files_by_any_name_are_secret_reads() {
+    let paths = [
+        "/root/.config/proxmox-backup/encryption-key.json",
+        "/var/lib/ceph/mon/ceph-a/keyring",
+        "/var/lib/ceph/osd/ceph-0/keyring",
+        "/root/.aws/sso/cache/x.json",
+        "/root/.aws/cli/cache/y.json",
+        "/root/.config/gcloud/legacy_credentials/x/adc.json",
+        "/root/.config/gcloud/access_tokens.db",
+        "/root/.config/doctl/config.yaml",
+        "/root/.config/hcloud/cli.toml",
+        "/root/.boto",
+        "/home/u/.boto",
+        "/root/.mc/config.json",
+        "/root/.config/hub",
+        "/root/.config/glab-cli/config.yml",
+        "/root/.mylogin.cnf",
+        "/root/.codex/auth.json",
+        "/root/.config/openai/auth.json",
+        "/root/.ssh/identity",
+        "/root/.ssh/mykey",
+        "/root/.ssh/github",
+        "/home/deploy/.ssh/deploy",
+        "/root/.ssh/*",
+        "/var/lib/systemd/coredump/core.sshd.0.x.zst",
+        "/var/spool/cron/atjobs/a0001",
+        "/var/spool/at/a0001",
+        "/etc/fetchmailrc",
+        "/etc/ssmtp/ssmtp.conf",
+        "/root/.m2/settings.xml",
+        "/root/.m2/settings-security.xml",
+        "/root/.gradle/gradle.properties",
+        "/root/.nuget/NuGet/NuGet.Config",
+        "/var/www/app/config/database.yml",
+        "/var/www/html/config.php",
+        "/srv/app/terraform.tfvars",
+        "/srv/app/prod.auto.tfvars",
+        "/var/crash/x.crash",
+        "/etc/environment",
+        "/etc/systemd/system/x.service.d/override.conf",
+        "/root/*.pem",
+        "/root/*key*",
+        "/home/*/*.key*",
+        "/srv/*id_*",
+    ];
+    let cmds: Vec<String> = paths
+        .iter()
+        .flat_map(|p| {
+            [
+                format!("cat {p}"),
+                format!("less {p}"),
+                format!("grep -i pass {p}"),
+            ]
+        })
+        .collect();
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn printing_subcommands_ask() {
+    assert_all_ask(&owned(&[
+        "helm env",
+        "helm env HELM_KUBETOKEN",
+        "helm -n x env",
+        "helm status x -o json",
+        "helm status x -o yaml",
+        "helm status x --output yaml",
+        "helm status x --output=json",
+        "crictl inspect x",
+        "crictl inspect -o json x",
+        "crictl inspect --latest",
+        "ctr c info x",
+        "ctr containers info x",
+        "ctr container info x",
+        "ctr -n k8s.io c info x",
+        "lxc config show x --expanded",
+        "lxc config show x",
+        "incus config show x",
+        "incus config get x environment.DB_PASS",
+        "lxc profile show default",
+    ]));
+}
+
+#[test]
+fn everyday_reads_stay_read_only() {
+    let reads = [
+        "printenv PATH",
+        "printenv TZ HOME",
+        "env LANG=C ls",
+        "echo $HOME",
+        "echo $BASE_URL",
+        "echo $PWD",
+        "echo $XDG_SESSION_TYPE",
+        "set -euo pipefail",
+        "export LANG=C",
+        "awk '{print $1}' /var/log/nginx/access.log",
+        "awk -v n=5 'NR<=n' /etc/hosts",
+        "jq '.[] | .name' data.json",
+        "jq -r '.environment' data.json",
+        "jq '.env' package.json",
+        "yq '.services.web.image' compose.yml",
+        "du -sh /var/lib/docker",
+        "file /usr/bin/ls",
+        "cat /etc/hostname",
+        "cat /root/.ssh/known_hosts",
+        "cat /root/.ssh/config",
+        "cat /root/.ssh/authorized_keys",
+        "cat /root/.ssh/id_ed25519.pub",
+        "cat /etc/ssl/certs/*.pem",
+        "ls /dev/pve",
+        "ls -l /dev/disk/by-id",
+        "cat /dev/null",
+        "helm status grafana -n monitoring",
+        "helm list -A",
+        "ctr containers ls",
+        "crictl ps -a",
+        "lxc list",
+        "cat /var/log/syslog",
+        // Guest configurations are everyday reads (`cipassword` is a hash, as in `qm config`).
+        "cat /etc/pve/qemu-server/100.conf",
+        "zgrep -h Accepted /var/log/auth.log.*.gz",
+        "ps -ef | grep [s]shd",
+        "grep -r include /etc/nginx",
+        "grep env /etc/hosts",
+        "sha256sum /var/lib/vz/template/iso/x.iso",
+    ];
+    let wrong: Vec<(&str, String)> = reads
+        .iter()
+        .map(|c| (*c, classify(c)))
+        .filter(|(_, d)| d.class != Class::ReadOnly)
+        .map(|(c, d)| (c, format!("{}: {}", d.rule(), d.reason())))
+        .collect();
+    assert!(wrong.is_empty(), "not read_only: {wrong:#?}");
+}
