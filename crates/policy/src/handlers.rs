@@ -6,6 +6,7 @@ use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
 use crate::lower::is_name;
 use crate::opts::{Parsed, Val};
+use crate::paths;
 use crate::scripts::{self, Effect};
 use crate::spec::CmdSpec;
 
@@ -30,6 +31,7 @@ pub(crate) enum Handler {
     Curl,
     Wget,
     Tar,
+    Unzip,
     Dd,
     Date,
     Sysctl,
@@ -95,6 +97,7 @@ impl Handler {
             "curl" => Self::Curl,
             "wget" => Self::Wget,
             "tar" => Self::Tar,
+            "unzip" => Self::Unzip,
             "dd" => Self::Dd,
             "date" => Self::Date,
             "sysctl" => Self::Sysctl,
@@ -217,6 +220,11 @@ impl Handler {
             Self::Curl => curl(e, p, words, off, ao),
             Self::Wget => wget(e, p, words, off, ao),
             Self::Tar => tar(e, p, words),
+            // `unzip -p`/`-c`: members to standard output; the first operand is the zip.
+            Self::Unzip if (p.has("-p") || p.has("-c")) && !p.operands.is_empty() => {
+                members_to_stdout(e, &p.operands[1..], words);
+            }
+            Self::Unzip => {}
             Self::Dd => dd(e, p, words),
             Self::Date => date(e, p, words),
             Self::Sysctl => sysctl(e, p, words),
@@ -1182,6 +1190,8 @@ fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 || l.starts_with("--word-diff")
                 || l.starts_with("-G")
                 || l.starts_with("-S")
+                // `git log -L 1,5:file` prints the lines' history.
+                || l.starts_with("-L")
         })
     });
     let no_content = !patch
@@ -1205,6 +1215,9 @@ fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             !no_content && (sub == "diff" || patch)
         }
         "log" | "whatchanged" => patch,
+        // `git stash show -p`, `git format-patch --stdout`: patches to standard output.
+        "stash" => patch && flag("show"),
+        "format-patch" => flag("--stdout"),
         _ => false,
     } && !(sub == "show" && no_content);
     if !content {
@@ -1248,6 +1261,16 @@ fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         if !after_dashes {
             if l == "--" {
                 after_dashes = true;
+                continue;
+            }
+            // `-L1,5:file`, `-L:func:file`: the file after the last colon.
+            if let Some(range) = l.strip_prefix("-L")
+                && let Some((_, path)) = range.rsplit_once(':')
+                && !path.is_empty()
+            {
+                named = true;
+                let pat = join(path);
+                e.read_patterns(&[pat], false, w.span);
                 continue;
             }
             if l.starts_with('-') {
@@ -1378,6 +1401,42 @@ fn git_config(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     .any(|id| p.has(id));
     let writing = p.occ.iter().any(|o| o.opt.effects.mode.is_some());
     let first = p.operands.first().and_then(|&i| words[i].literal());
+    // Listing prints every setting: `http.extraHeader` (CI tokens), credential helpers'
+    // stores, remote URLs with passwords. A named key asks when its name says secret.
+    let lists = ["--list", "--get-regexp", "--get-urlmatch"]
+        .iter()
+        .any(|id| p.has(id))
+        || matches!(first, Some("list"))
+        || matches!(first, Some("get")) && (p.has("--all") || p.has("--regexp") || p.has("--url"));
+    let key = match first {
+        Some("get") => p.operands.get(1).map(|&i| words[i].literal()),
+        _ if reading => p.operands.first().map(|&i| words[i].literal()),
+        _ => None,
+    };
+    let secret_key = key.is_some_and(|k| {
+        k.is_none_or(|k| {
+            let k = k.to_ascii_lowercase();
+            [
+                "extraheader",
+                "token",
+                "pass",
+                "secret",
+                "credential",
+                "auth",
+                "cookie",
+            ]
+            .iter()
+            .any(|w| k.contains(w))
+        })
+    });
+    if lists || secret_key {
+        e.add(
+            "secret.git_config",
+            Class::Destructive,
+            span0(words),
+            "prints git settings that hold credentials (http.extraHeader, credential URLs)",
+        );
+    }
     match first {
         Some("get" | "list") => return,
         Some("set" | "unset" | "rename-section" | "remove-section") => {
@@ -1977,6 +2036,49 @@ fn wget(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
     ao.inserts.push((off + 1, "--no-config".to_owned()));
 }
 
+/// Archive members printed to standard output (`tar -xO`, `unzip -p`). A member name is
+/// a path in the root filesystem the archive was made from (a vzdump holds a guest's `/`),
+/// so it is judged like that path, a directory member by what is under it. No member
+/// means every member; a wildcard or run-time name may meet any: both ask.
+fn members_to_stdout(e: &mut Engine<'_>, members: &[usize], words: &[Word]) {
+    if members.is_empty() {
+        e.add(
+            "secret.read",
+            Class::Destructive,
+            span0(words),
+            "prints every member of the archive (a backup holds keys and password hashes)",
+        );
+        return;
+    }
+    for &i in members {
+        let w = &words[i];
+        let Some(name) = w.literal().filter(|l| !paths::has_meta(l)) else {
+            e.add(
+                "secret.read",
+                Class::Destructive,
+                w.span,
+                "prints the archive members a pattern selects, which may hold secrets",
+            );
+            continue;
+        };
+        let mut rel = name;
+        while let Some(r) = rel.strip_prefix("./").or_else(|| rel.strip_prefix('/')) {
+            rel = r;
+        }
+        let path = format!("/{}", rel.trim_end_matches('/'));
+        if let Some(hit) = paths::secret_under(&path) {
+            e.add(
+                "secret.read",
+                Class::Destructive,
+                w.span,
+                format!(
+                    "prints the archive member `{name}`, which may hold secrets (matches `{hit}`)"
+                ),
+            );
+        }
+    }
+}
+
 fn tar(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     let has = |ids: &[&str]| ids.iter().any(|id| p.has(id));
     let create = has(&["--create"]);
@@ -2037,6 +2139,7 @@ fn tar(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             e.read_value(v, *span, false);
         }
         if p.has("--to-stdout") {
+            members_to_stdout(e, &p.operands, words);
             return;
         }
         let dir = p

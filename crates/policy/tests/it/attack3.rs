@@ -309,6 +309,121 @@ fn printing_subcommands_ask() {
 }
 
 #[test]
+fn archive_members_printed_to_stdout_are_reads_of_those_paths() {
+    let archives = [
+        "tar -xOf /var/lib/vz/dump/vzdump-lxc-100-2024.tar.zst {}",
+        "tar -xOf backup.tar {}",
+        "tar xOf x.tar {}",
+        "tar --extract --to-stdout -f x.tar.gz {}",
+        "tar -x -O -f x.tar {}",
+        "tar -xzOf x.tgz {}",
+        "zstdcat /var/lib/vz/dump/vzdump-lxc-100.tar.zst | tar -xO {}",
+        "zcat /var/lib/vz/dump/x.tar.gz | tar -xO {}",
+        "git archive --format=tar HEAD | tar -xO {}",
+        "unzip -p backup.zip {}",
+        "unzip -c backup.zip {}",
+    ];
+    let members = [
+        "./etc/shadow",
+        "etc/shadow",
+        "/etc/shadow",
+        "./root/.ssh/id_rsa",
+        "root/.ssh/id_ed25519",
+        "home/u/.ssh/deploy",
+        ".env",
+        "app/.env",
+        "etc/pve/priv/authkey.key",
+        "'*shadow*'",
+        "'*id_rsa'",
+        "--wildcards '*.key'",
+        "etc",
+        "root/",
+        "\"$M\"",
+    ];
+    let mut cmds: Vec<String> = archives
+        .iter()
+        .flat_map(|a| members.iter().map(move |m| a.replace("{}", m)))
+        .collect();
+    // No member: every member.
+    cmds.extend(owned(&[
+        "tar -xOf /var/lib/vz/dump/vzdump-lxc-100.tar.zst",
+        "unzip -p backup.zip",
+    ]));
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn dry_runs_and_dumps_that_print_secrets_ask() {
+    let secrets = [
+        "/etc/shadow",
+        "/root/.ssh/id_rsa",
+        "/root/.env",
+        "/root/.aws/credentials",
+    ];
+    let mut cmds: Vec<String> = secrets
+        .iter()
+        .flat_map(|s| {
+            [
+                format!("kubectl create secret generic x --from-file={s} --dry-run=client -o yaml"),
+                format!("kubectl create configmap x --from-file=k={s} --dry-run=client -o yaml"),
+                format!("kubectl create secret generic x --from-file {s} --dry-run=client -o json"),
+                format!(
+                    "kubectl create secret generic x --from-env-file={s} --dry-run=client -o yaml"
+                ),
+                format!(
+                    "kubectl -n x create configmap c --from-env-file {s} --dry-run=client -o yaml"
+                ),
+            ]
+        })
+        .collect();
+    cmds.extend(owned(&[
+        "mysqldump mysql user",
+        "mysqldump mysql",
+        "mysqldump --all-databases",
+        "mysqldump -A",
+        "mysqldump -u root --all-databases --single-transaction",
+        "mariadb-dump --databases mysql",
+        "mysqldump --system=users",
+        "pvesh get /nodes/pve/storage/pbs/file-restore/download --volume x --filepath /etc/shadow",
+        "pvesh get /nodes/pve/storage/pbs/file-restore/download --volume x --filepath=/root/.ssh/id_rsa --tar 0",
+        "pvesh get /nodes/pve/qemu/100/cloudinit/dump --type user",
+        "pvesh get /nodes/pve/qemu/100/cloudinit/dump --type=user",
+        "pvesh get nodes/pve/qemu/100/cloudinit/dump --type user",
+        "pvesh get /cluster/acme/plugins",
+        "pvesh get /cluster/acme/plugins/x",
+        "pvesh get cluster/acme/plugins/x/",
+        "pvenode acme plugin config x",
+        "pvenode acme plugin list",
+        "vault token lookup",
+        "vault token lookup hvs.x",
+        "tcpdump -i any -A -s0 'port 6379'",
+        "tcpdump -nA port 80",
+        "tcpdump -XX -i eth0",
+        "tcpdump -i eth0 -X",
+        "tcpdump -nnxx port 21",
+        "tcpdump -Avvn -i any port 25",
+        "git config --get http.extraHeader",
+        "git config --get-regexp extraheader",
+        "git config --get-regexp .",
+        "git config --list",
+        "git config -l",
+        "git config --global --list",
+        "git config list",
+        "git config get http.https://github.com/.extraheader",
+        "git config --get credential.helper",
+        "git var -l",
+        "git log -L 1,5:.env",
+        "git log -L1,5:.env",
+        "git log -L :main:.env",
+        "git stash show -p stash@{0} -- .env",
+        "git stash show -p -- .env",
+        "git format-patch -1 --stdout -- .env",
+        "git format-patch --stdout HEAD~3 -- config/.env.production",
+    ]));
+    assert_all_ask(&cmds);
+}
+
+#[test]
 fn everyday_reads_stay_read_only() {
     let reads = [
         "printenv PATH",
@@ -350,6 +465,22 @@ fn everyday_reads_stay_read_only() {
         "grep -r include /etc/nginx",
         "grep env /etc/hosts",
         "sha256sum /var/lib/vz/template/iso/x.iso",
+        "tar -tf /var/lib/vz/dump/vzdump-lxc-100.tar.zst",
+        "tar -xOf x.tar etc/hosts",
+        "unzip -p x.zip README.md",
+        "kubectl create configmap x --from-file=app.conf --dry-run=client -o yaml",
+        "mysqldump --single-transaction nextcloud",
+        "vault token lookup -accessor 8f3a",
+        "tcpdump -ni eth0 port 53 -c 20",
+        "git config --get user.name",
+        "git config user.email",
+        "git config --get remote.origin.url",
+        "git var GIT_AUTHOR_IDENT",
+        "git log -L 10,20:src/main.rs",
+        "git stash show",
+        "git format-patch -1 --stdout",
+        "pvesh get /nodes",
+        "pvenode task list",
     ];
     let wrong: Vec<(&str, String)> = reads
         .iter()
