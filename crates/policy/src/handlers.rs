@@ -3563,6 +3563,22 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
                                     }],
                                     span: x.span,
                                 }
+                            } else if let Some(l) = x.literal()
+                                && l.starts_with('-')
+                                && let Some(at) = l.find("{}")
+                            {
+                                // `--files0-from={}`: the option keeps its name, and its
+                                // value is a found file (a read of it, when it reads one).
+                                Word {
+                                    parts: smallvec::smallvec![
+                                        Part::Lit(l[..at].to_owned()),
+                                        Part::Synthetic {
+                                            pattern: found_pat.clone(),
+                                            may_be_option: false,
+                                        }
+                                    ],
+                                    span: x.span,
+                                }
                             } else if x.parts.iter().any(|p| matches!(p, Part::Lit(s) if s.contains("{}"))) {
                                 Word {
                                     parts: smallvec::smallvec![Part::Synthetic {

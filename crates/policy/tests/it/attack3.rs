@@ -217,10 +217,17 @@ fn tools_that_echo_a_file_in_errors_read_it() {
         "gojq -f {}",
         "find /etc -name shadow -exec du --files0-from={} \\;",
     ];
-    let cmds: Vec<String> = forms
+    let mut cmds: Vec<String> = forms
         .iter()
         .flat_map(|f| secrets.iter().map(move |s| f.replace("{}", s)))
         .collect();
+    // The file is what `find` found.
+    cmds.extend(owned(&[
+        "find /etc -name shadow -exec du --files0-from={} \\;",
+        "find /etc -name shadow -exec du --files0-from={} +",
+        "find /root/.ssh -name 'id_*' -exec file --files-from={} \\;",
+        "find /etc -name gshadow -exec jq --from-file={} \\;",
+    ]));
     assert_all_ask(&cmds);
 }
 
