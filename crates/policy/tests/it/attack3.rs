@@ -426,6 +426,14 @@ fn dry_runs_and_dumps_that_print_secrets_ask() {
         "git stash show -p -- .env",
         "git format-patch -1 --stdout -- .env",
         "git format-patch --stdout HEAD~3 -- config/.env.production",
+        "sqlite3 /var/lib/grafana/grafana.db 'select * from user'",
+        "sqlite3 /var/lib/grafana/grafana.db 'SELECT * FROM api_key;'",
+        "sqlite3 /var/lib/grafana/grafana.db 'select * from main.data_source'",
+        "sqlite3 /var/lib/vaultwarden/db.sqlite3 'select * from users'",
+        "sqlite3 -readonly /opt/vw/db.sqlite3 'SELECT u.* FROM users u'",
+        "sqlite3 x.db 'select * from sessions limit 5'",
+        "mysql -e 'select * from app.users'",
+        "psql -c 'SELECT * FROM auth_user'",
     ]));
     assert_all_ask(&cmds);
 }
@@ -488,6 +496,9 @@ fn everyday_reads_stay_read_only() {
         "git format-patch -1 --stdout",
         "pvesh get /nodes",
         "pvenode task list",
+        "sqlite3 -readonly /opt/vw/db.sqlite3 'SELECT count(*) FROM users;'",
+        "sqlite3 /var/lib/grafana/grafana.db 'select id, login from user'",
+        "sqlite3 x.db 'select * from events'",
     ];
     let wrong: Vec<(&str, String)> = reads
         .iter()
