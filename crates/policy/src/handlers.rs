@@ -6,6 +6,7 @@ use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
 use crate::lower::is_name;
 use crate::opts::{Parsed, Val};
+use crate::paths;
 use crate::scripts::{self, Effect};
 use crate::spec::CmdSpec;
 
@@ -30,6 +31,7 @@ pub(crate) enum Handler {
     Curl,
     Wget,
     Tar,
+    Unzip,
     Dd,
     Date,
     Sysctl,
@@ -96,6 +98,7 @@ impl Handler {
             "curl" => Self::Curl,
             "wget" => Self::Wget,
             "tar" => Self::Tar,
+            "unzip" => Self::Unzip,
             "dd" => Self::Dd,
             "date" => Self::Date,
             "sysctl" => Self::Sysctl,
@@ -219,6 +222,11 @@ impl Handler {
             Self::Curl => curl(e, p, words, off, ao),
             Self::Wget => wget(e, p, words, off, ao),
             Self::Tar => tar(e, p, words),
+            // `unzip -p`/`-c`: members to standard output; the first operand is the zip.
+            Self::Unzip if (p.has("-p") || p.has("-c")) && !p.operands.is_empty() => {
+                members_to_stdout(e, &p.operands[1..], words);
+            }
+            Self::Unzip => {}
             Self::Dd => dd(e, p, words),
             Self::Date => date(e, p, words),
             Self::Sysctl => sysctl(e, p, words),
@@ -261,7 +269,7 @@ impl Handler {
             Self::Ansible => ansible(e, p, words),
             Self::Printenv => {
                 if p.operands.is_empty() {
-                    guest_environment(e, words);
+                    environment_dump(e, words);
                 } else if e.remote > 0 {
                     // `docker exec app printenv DB_PASSWORD`
                     for &i in &p.operands {
@@ -378,6 +386,15 @@ fn sudo(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
         return;
     };
     let r = leading_assignments(e, words, r);
+    // `env LANG=C`: assignments and no command print the environment.
+    let assignment = |w: &Word| {
+        w.literal()
+            .and_then(|l| l.split_once('='))
+            .is_some_and(|(n, _)| is_name(n))
+    };
+    if words[r..].iter().all(assignment) {
+        environment_dump(e, words);
+    }
     if r < words.len() {
         e.argv(&words[r..], off + r, ao);
     }
@@ -385,7 +402,7 @@ fn sudo(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
 
 fn env(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut ArgvOut) {
     let Some(r) = p.rest else {
-        guest_environment(e, words);
+        environment_dump(e, words);
         return;
     };
     let r = leading_assignments(e, words, r);
@@ -972,10 +989,15 @@ fn sed(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 }
 
 fn awk(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    // `awk -v t="$GITHUB_TOKEN" …`, `awk '…' t=$DB_PASSWORD`: the program can print it.
+    print_secrets(e, &(1..words.len()).collect::<Vec<_>>(), words);
     let mut ops: &[usize] = &p.operands;
     let mut from_option = false;
     for o in p.values("--source") {
         from_option = true;
+        if let Some(s) = o.value.literal() {
+            embedded_environment(e, s, &["ENVIRON"], words[o.word].span);
+        }
         match o.value.literal() {
             Some(s) => script_effects(e, scripts::awk(s), words[o.word].span, "awk"),
             None => e.fail(
@@ -990,6 +1012,9 @@ fn awk(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
     if !from_option && let Some((&first, rest)) = ops.split_first() {
         let w = &words[first];
+        if let Some(s) = w.literal() {
+            embedded_environment(e, s, &["ENVIRON"], w.span);
+        }
         match w.literal() {
             Some(s) => script_effects(e, scripts::awk(s), w.span, "awk"),
             None => e.fail(
@@ -1225,6 +1250,8 @@ fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 || l.starts_with("--word-diff")
                 || l.starts_with("-G")
                 || l.starts_with("-S")
+                // `git log -L 1,5:file` prints the lines' history.
+                || l.starts_with("-L")
         })
     });
     let no_content = !patch
@@ -1248,6 +1275,9 @@ fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             !no_content && (sub == "diff" || patch)
         }
         "log" | "whatchanged" => patch,
+        // `git stash show -p`, `git format-patch --stdout`: patches to standard output.
+        "stash" => patch && flag("show"),
+        "format-patch" => flag("--stdout"),
         _ => false,
     } && !(sub == "show" && no_content);
     if !content {
@@ -1291,6 +1321,16 @@ fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         if !after_dashes {
             if l == "--" {
                 after_dashes = true;
+                continue;
+            }
+            // `-L1,5:file`, `-L:func:file`: the file after the last colon.
+            if let Some(range) = l.strip_prefix("-L")
+                && let Some((_, path)) = range.rsplit_once(':')
+                && !path.is_empty()
+            {
+                named = true;
+                let pat = join(path);
+                e.read_patterns(&[pat], false, w.span);
                 continue;
             }
             if l.starts_with('-') {
@@ -1421,6 +1461,42 @@ fn git_config(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     .any(|id| p.has(id));
     let writing = p.occ.iter().any(|o| o.opt.effects.mode.is_some());
     let first = p.operands.first().and_then(|&i| words[i].literal());
+    // Listing prints every setting: `http.extraHeader` (CI tokens), credential helpers'
+    // stores, remote URLs with passwords. A named key asks when its name says secret.
+    let lists = ["--list", "--get-regexp", "--get-urlmatch"]
+        .iter()
+        .any(|id| p.has(id))
+        || matches!(first, Some("list"))
+        || matches!(first, Some("get")) && (p.has("--all") || p.has("--regexp") || p.has("--url"));
+    let key = match first {
+        Some("get") => p.operands.get(1).map(|&i| words[i].literal()),
+        _ if reading => p.operands.first().map(|&i| words[i].literal()),
+        _ => None,
+    };
+    let secret_key = key.is_some_and(|k| {
+        k.is_none_or(|k| {
+            let k = k.to_ascii_lowercase();
+            [
+                "extraheader",
+                "token",
+                "pass",
+                "secret",
+                "credential",
+                "auth",
+                "cookie",
+            ]
+            .iter()
+            .any(|w| k.contains(w))
+        })
+    });
+    if lists || secret_key {
+        e.add(
+            "secret.git_config",
+            Class::Destructive,
+            span0(words),
+            "prints git settings that hold credentials (http.extraHeader, credential URLs)",
+        );
+    }
     match first {
         Some("get" | "list") => return,
         Some("set" | "unset" | "rename-section" | "remove-section") => {
@@ -2020,6 +2096,49 @@ fn wget(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut
     ao.inserts.push((off + 1, "--no-config".to_owned()));
 }
 
+/// Archive members printed to standard output (`tar -xO`, `unzip -p`). A member name is
+/// a path in the root filesystem the archive was made from (a vzdump holds a guest's `/`),
+/// so it is judged like that path, a directory member by what is under it. No member
+/// means every member; a wildcard or run-time name may meet any: both ask.
+fn members_to_stdout(e: &mut Engine<'_>, members: &[usize], words: &[Word]) {
+    if members.is_empty() {
+        e.add(
+            "secret.read",
+            Class::Destructive,
+            span0(words),
+            "prints every member of the archive (a backup holds keys and password hashes)",
+        );
+        return;
+    }
+    for &i in members {
+        let w = &words[i];
+        let Some(name) = w.literal().filter(|l| !paths::has_meta(l)) else {
+            e.add(
+                "secret.read",
+                Class::Destructive,
+                w.span,
+                "prints the archive members a pattern selects, which may hold secrets",
+            );
+            continue;
+        };
+        let mut rel = name;
+        while let Some(r) = rel.strip_prefix("./").or_else(|| rel.strip_prefix('/')) {
+            rel = r;
+        }
+        let path = format!("/{}", rel.trim_end_matches('/'));
+        if let Some(hit) = paths::secret_under(&path) {
+            e.add(
+                "secret.read",
+                Class::Destructive,
+                w.span,
+                format!(
+                    "prints the archive member `{name}`, which may hold secrets (matches `{hit}`)"
+                ),
+            );
+        }
+    }
+}
+
 fn tar(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     let has = |ids: &[&str]| ids.iter().any(|id| p.has(id));
     let create = has(&["--create"]);
@@ -2080,6 +2199,7 @@ fn tar(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             e.read_value(v, *span, false);
         }
         if p.has("--to-stdout") {
+            members_to_stdout(e, &p.operands, words);
             return;
         }
         let dir = p
@@ -2515,17 +2635,17 @@ fn midclt(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     }
 }
 
-/// `env` or `printenv` inside a container or on a remote host prints where credentials of
-/// services usually live; the executor's own environment is fixed and holds none.
-pub(crate) fn guest_environment(e: &mut Engine<'_>, words: &[Word]) {
-    if e.remote > 0 {
-        e.add(
-            "secret.environment",
-            Class::Destructive,
-            span0(words),
-            "prints the environment of a container or remote host (service credentials)",
-        );
-    }
+/// `env`, `printenv`, bare `set`, `export -p`: every variable of the shell that runs the
+/// command. The executor starts from a fixed environment, but a wrapper (`sudo` keeps some
+/// variables, `ssh` and `docker exec` print another's) or an earlier assignment can put a
+/// credential there, and the class of a dump must not depend on where it runs.
+pub(crate) fn environment_dump(e: &mut Engine<'_>, words: &[Word]) {
+    e.add(
+        "secret.environment",
+        Class::Destructive,
+        span0(words),
+        "prints every environment variable (credentials are often passed this way)",
+    );
 }
 
 /// Environment variable names that by convention hold credentials (in containers and on
@@ -2550,10 +2670,78 @@ fn secret_name(name: &str) -> bool {
         "_DSN",
         "WEBHOOK",
         "NOTIFICATION_URL",
+        "AUTH_CONFIG",
+        "_PWD",
+        "PASSPHRASE",
+        "CREDS",
+        "COOKIE",
+        "BEARER",
     ]
     .iter()
     .any(|k| n.contains(k))
-        || n.ends_with("_KEY")
+        || ["_KEY", "_SK", "_PW", "_AUTH", "_KEYS"]
+            .iter()
+            .any(|k| n.ends_with(k))
+        || connection_string_name(&n)
+}
+
+/// `REDIS_URL`, `MONGO_URI`, `AMQP_URL`, `CELERY_BROKER_URL`: a URL to a database, cache or
+/// broker carries its user and password (`redis://:pw@host`). Plain `*_URL` names
+/// (`BASE_URL`, `HOMEPAGE_URL`) stay readable.
+fn connection_string_name(upper: &str) -> bool {
+    const SERVICES: &[&str] = &[
+        "REDIS",
+        "MONGO",
+        "AMQP",
+        "RABBIT",
+        "POSTGRES",
+        "PG",
+        "MYSQL",
+        "MARIA",
+        "DB",
+        "DATABASE",
+        "BROKER",
+        "CACHE",
+        "CONN",
+        "ELASTIC",
+        "OPENSEARCH",
+        "KAFKA",
+        "SQL",
+        "SMTP",
+        "MAIL",
+        "NATS",
+        "MQ",
+        "MEMCACHE",
+        "CLICKHOUSE",
+        "INFLUX",
+        "COUCH",
+        "NEO4J",
+        "CASSANDRA",
+        "LDAP",
+        "S3",
+        "MINIO",
+        "SENTRY",
+        "PROXY",
+        "REPO",
+        "REGISTRY",
+        "GIT",
+        "STORAGE",
+    ];
+    let Some(stem) = [
+        "_URL",
+        "_URI",
+        "_URLS",
+        "_URIS",
+        "_DSN",
+        "_CONNECTION",
+        "_CONNSTR",
+    ]
+    .iter()
+    .find_map(|s| upper.strip_suffix(s)) else {
+        return false;
+    };
+    stem.split('_')
+        .any(|w| SERVICES.iter().any(|s| w.starts_with(s)))
 }
 
 /// `echo "$DB_PASSWORD"` in a container or on a remote host prints a credential.
@@ -3026,7 +3214,68 @@ pub(crate) fn names_credential(text: &str) -> bool {
 /// `grep smtp_password /etc/gitlab/gitlab.rb`, `yq .oidc.client_secret config.yaml`: a
 /// search for a credential key in configuration prints the credential, whatever the file
 /// is called. Searching logs (failed logins) or a pipe (classified at its source) does not.
+/// Does an embedded program (awk, jq, yq) name one of `idents` as a word of its own that
+/// is not a field access (`.env` is a JSON key, `env` and `$ENV` are jq's environment)?
+/// A match inside a string literal also counts: failing closed costs a question only.
+fn embedded_environment(e: &mut Engine<'_>, text: &str, idents: &[&str], span: Span) {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < b.len() {
+        if !ident(b[i]) || (i > 0 && ident(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let end = (i..b.len()).find(|&j| !ident(b[j])).unwrap_or(b.len());
+        let word = &text[i..end];
+        let field = i > 0 && b[i - 1] == b'.';
+        if !field && idents.contains(&word) {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                span,
+                format!("the program reads the environment or a file through `{word}`"),
+            );
+            return;
+        }
+        i = end;
+    }
+}
+
+/// The program text of jq/yq. Options the lenient spec does not list (`--arg k v`) may
+/// shift which operand is the program, so every literal operand is scanned.
+fn query_program(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], idents: &[&str]) {
+    // grep shares the handler; only jq (gojq, jless) and yq run a query language.
+    if !p.path.first().is_some_and(|s| s.id == "jq" || s.id == "yq") {
+        return;
+    }
+    for &i in &p.operands {
+        let w = &words[i];
+        if let Some(s) = w.literal() {
+            embedded_environment(e, s, idents, w.span);
+        }
+    }
+}
+
 fn secret_search(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    // jq and gojq: `env`, `$ENV`; yq: `env()`, `strenv()`, `envsubst`, and `load*()` reads
+    // any file; jq modules (`import`, `include`) are files too.
+    const IDENTS: &[&str] = &[
+        "env",
+        "ENV",
+        "strenv",
+        "envsubst",
+        "load",
+        "load_str",
+        "load_xml",
+        "load_props",
+        "load_base64",
+        "load_yaml",
+        "load_json",
+        "import",
+        "include",
+    ];
+    query_program(e, p, words, IDENTS);
     let mut patterns: Vec<(Option<&str>, Span)> = p
         .values("--regexp")
         .map(|o| (o.value.literal(), words[o.word].span))
@@ -3402,6 +3651,22 @@ fn find(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word], off: usize, ao: &mut
                                     }],
                                     span: x.span,
                                 }
+                            } else if let Some(l) = x.literal()
+                                && l.starts_with('-')
+                                && let Some(at) = l.find("{}")
+                            {
+                                // `--files0-from={}`: the option keeps its name, and its
+                                // value is a found file (a read of it, when it reads one).
+                                Word {
+                                    parts: smallvec::smallvec![
+                                        Part::Lit(l[..at].to_owned()),
+                                        Part::Synthetic {
+                                            pattern: found_pat.clone(),
+                                            may_be_option: false,
+                                        }
+                                    ],
+                                    span: x.span,
+                                }
                             } else if x.parts.iter().any(|p| matches!(p, Part::Lit(s) if s.contains("{}"))) {
                                 Word {
                                     parts: smallvec::smallvec![Part::Synthetic {
@@ -3547,6 +3812,10 @@ fn set(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         "nolog",
     ];
     spec_finding(e, spec, Class::ReadOnly, span0(words));
+    // Bare `set` prints every shell variable, the exported ones included.
+    if words.len() == 1 {
+        environment_dump(e, words);
+    }
     let mut k = 1;
     while let Some(w) = words.get(k) {
         let Some(l) = w.literal() else {
@@ -3599,6 +3868,13 @@ fn set(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
 
 fn export(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
     spec_finding(e, spec, Class::ReadOnly, span0(words));
+    // `export` and `export -p` (any number of `-p`, `--`) print the whole environment.
+    if words[1..]
+        .iter()
+        .all(|w| matches!(w.literal(), Some("-p" | "--" | "-pp")))
+    {
+        environment_dump(e, words);
+    }
     for w in &words[1..] {
         let Some(Part::Lit(first)) = w.parts.first() else {
             e.fail(

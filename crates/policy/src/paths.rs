@@ -391,6 +391,84 @@ const SECRET_READ: &[&str] = &[
     "/dev/mapper/**",
     "/dev/disk/**",
     "/dev/zvol/**",
+    // Other block devices: loop-mounted images, Ceph RBD, NBD, DRBD, optical, RAM disks.
+    "/dev/loop*",
+    "/dev/rbd*",
+    "/dev/rbd/**",
+    "/dev/nbd*",
+    "/dev/drbd*",
+    "/dev/bcache*",
+    "/dev/sr[0-9]*",
+    "/dev/sg[0-9]*",
+    "/dev/ram[0-9]*",
+    "/dev/zram*",
+    "/dev/mtd*",
+    "/dev/block/**",
+    // Guest disk images: a whole filesystem with its shadow file and keys.
+    "/var/lib/vz/images/**",
+    "**/images/*/vm-*-disk-*",
+    "**/images/*/base-*-disk-*",
+    "**/*.raw",
+    "**/*.qcow2",
+    "**/*.qcow",
+    "**/*.vmdk",
+    "**/*.vdi",
+    "**/*.vhd",
+    "**/*.vhdx",
+    "**/*-flat.vmdk",
+    "/var/lib/libvirt/images/**",
+    // Cloud and tool credentials.
+    "**/.config/proxmox-backup/**",
+    "**/encryption-key.json",
+    "/var/lib/ceph/**/keyring",
+    "**/keyring",
+    "**/.aws/**",
+    "**/.config/gcloud/**",
+    "**/.config/doctl/**",
+    "**/.config/hcloud/**",
+    "**/.config/hub",
+    "**/.config/glab-cli/**",
+    "**/.config/openai/**",
+    "**/.codex/auth.json",
+    "**/auth.json",
+    "**/.boto",
+    "**/.mc/config.json",
+    "**/.mc/**.json",
+    "**/.mylogin.cnf",
+    "**/.azure/**",
+    "**/.oci/**",
+    "**/.config/rclone/**",
+    "**/.config/containers/auth.json",
+    // Core dumps and crash reports hold process memory; at jobs embed the environment.
+    "/var/lib/systemd/coredump/**",
+    "/var/crash/**",
+    "/var/spool/cron/atjobs/**",
+    "/var/spool/at/**",
+    "/var/spool/atjobs/**",
+    // Mail, build-tool and application credentials.
+    "**/fetchmailrc",
+    "/etc/ssmtp/**",
+    "**/ssmtp.conf",
+    "**/.m2/settings*.xml",
+    "**/.gradle/gradle.properties",
+    "**/NuGet.Config",
+    "**/NuGet.config",
+    "**/nuget.config",
+    "**/database.yml",
+    "**/config.php",
+    "**/config.inc.php",
+    "**/configuration.php",
+    "**/LocalSettings.php",
+    "**/settings.php",
+    // Auto-loaded variable files hold the credentials; named `-var-file`s are tool input.
+    "**/terraform.tfvars",
+    "**/terraform.tfvars.json",
+    "**/*.auto.tfvars",
+    "**/*.auto.tfvars.json",
+    "/etc/environment",
+    "/etc/systemd/system/*.d/*.conf",
+    "/run/systemd/system/*.d/*.conf",
+    "**/.config/systemd/user/*.d/*.conf",
     "/dev/mem",
     "/dev/kmem",
     "/dev/port",
@@ -666,8 +744,105 @@ fn secret_read_here(pat: &str) -> Option<&'static str> {
     if PUBLIC_SUFFIXES.iter().any(|s| pat.ends_with(s)) {
         return None;
     }
+    if let Some(s) = ssh_private(pat)
+        .or_else(|| dev_volume(pat))
+        .or_else(|| key_glob(pat))
+    {
+        return Some(s);
+    }
     // The lists first (their rule names the file), then the name's own words.
     secret_listed(pat).or_else(|| secret_name(pat).then_some("a file named for a secret"))
+}
+
+/// Files in a `.ssh` directory other than the public ones are private keys by any name
+/// (`~/.ssh/github`, `identity`). A wildcard name may meet one.
+fn ssh_private(pat: &str) -> Option<&'static str> {
+    const PUBLIC: &[&str] = &[
+        "known_hosts",
+        "known_hosts.old",
+        "config",
+        "authorized_keys",
+        "authorized_keys2",
+    ];
+    let (dir, name) = pat.rsplit_once('/')?;
+    if !dir.ends_with("/.ssh") && dir != ".ssh" {
+        return None;
+    }
+    if name.is_empty() {
+        return None;
+    }
+    if !has_meta(name) && (PUBLIC.contains(&name) || name.ends_with(".pub")) {
+        return None;
+    }
+    Some("**/.ssh/* (a private key by any name)")
+}
+
+/// A wildcard file name whose literal part says it is after keys (`/root/*.pem`,
+/// `*key*`, `id_*`): it can only be meant to meet a private key. Certificate directories
+/// hold public PEM files.
+fn key_glob(pat: &str) -> Option<&'static str> {
+    const WORDS: &[&str] = &[
+        "key", "pem", "id_", "cred", "pass", "secret", "token", "p12", "pfx", "rsa", "ed25519",
+        "ecdsa", ".env", "kdbx", "keytab", "ppk",
+    ];
+    let (dir, name) = pat.rsplit_once('/').unwrap_or(("", pat));
+    if !has_meta(name) || dir.contains("cert") || dir.contains("/ca") {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".pub") || lower.ends_with(".crt") {
+        return None;
+    }
+    WORDS
+        .iter()
+        .any(|w| lower.contains(w))
+        .then_some("a wildcard naming key files")
+}
+
+/// `/dev/<vg>/<lv>`: LVM logical volumes (`/dev/pve/root`, `/dev/pve/vm-100-disk-0`) and
+/// any other device under a subdirectory of `/dev` that is not a known non-disk class.
+fn dev_volume(pat: &str) -> Option<&'static str> {
+    const NOT_DISKS: &[&str] = &[
+        "pts",
+        "shm",
+        "fd",
+        "net",
+        "input",
+        "snd",
+        "dri",
+        "bus",
+        "char",
+        "hugepages",
+        "mqueue",
+        "cpu",
+        "usb",
+        "v4l",
+        "serial",
+        "vfio",
+        "hidraw",
+        "tty",
+        "console",
+        "log",
+        "null",
+        "stdin",
+        "stdout",
+        "stderr",
+        "tcp",
+        "udp",
+        "hwrng",
+        "kvm",
+        "fuse",
+        "vhost-net",
+    ];
+    let rest = pat.strip_prefix("/dev/")?;
+    let (first, below) = rest.split_once('/')?;
+    if below.is_empty() {
+        return None;
+    }
+    if !has_meta(first) && NOT_DISKS.contains(&first) {
+        return None;
+    }
+    Some("/dev/<group>/<volume> (a logical volume)")
 }
 
 fn secret_listed(pat: &str) -> Option<&'static str> {

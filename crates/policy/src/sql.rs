@@ -555,6 +555,58 @@ const SECRET_TABLES: &[&str] = &[
     "pg_user_mappings",
 ];
 
+/// Application tables of accounts and credentials (Grafana `user`, `api_key`,
+/// `data_source`; Vaultwarden `users`, `twofactor`; Django `auth_user`; sessions): `SELECT *`
+/// from one prints password hashes, keys or tokens.
+const ACCOUNT_TABLES: &[&str] = &[
+    "user",
+    "users",
+    "auth_user",
+    "account",
+    "accounts",
+    "credential",
+    "credentials",
+    "login",
+    "logins",
+    "member",
+    "members",
+    "api_key",
+    "api_keys",
+    "apikey",
+    "apikeys",
+    "token",
+    "tokens",
+    "access_tokens",
+    "oauth_tokens",
+    "oauth_access_tokens",
+    "personal_access_tokens",
+    "session",
+    "sessions",
+    "secret",
+    "secrets",
+    "data_source",
+    "twofactor",
+    "devices",
+    "identities",
+];
+
+/// `SELECT *` (a star not inside `count(*)`) from an account table.
+fn star_from_account_table(s: &[Tok]) -> Option<String> {
+    let star = (1..s.len()).any(|k| s[k] == Tok::Punct('*') && s[k - 1] != Tok::Punct('('));
+    if !star {
+        return None;
+    }
+    (1..s.len()).find_map(|k| {
+        let Tok::Word(w) = &s[k] else { return None };
+        let after_from = matches!(word(s.get(k - 1)), "from" | "join")
+            || s[k - 1] == Tok::Punct(',')
+            || (k >= 3
+                && s[k - 1] == Tok::Punct('.')
+                && matches!(word(s.get(k - 3)), "from" | "join"));
+        (after_from && ACCOUNT_TABLES.contains(&w.as_str())).then(|| w.clone())
+    })
+}
+
 /// SQL text (one or more statements).
 pub(crate) fn sql(d: Dialect, text: &str) -> Verdict {
     let stmts = tokenize(d, text)?;
@@ -705,6 +757,12 @@ fn statement(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
 /// A statement that reads: every function it calls must be known, and `INTO` writes.
 fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
     let mut worst = (Class::ReadOnly, String::from("reads the database"));
+    if let Some(t) = star_from_account_table(s) {
+        worst = (
+            Class::Destructive,
+            format!("prints every column of `{t}` (password hashes, keys, tokens)"),
+        );
+    }
     for (k, t) in s.iter().enumerate() {
         match t {
             // `SELECT login, password, salt FROM user`, `rolpassword FROM pg_authid`.

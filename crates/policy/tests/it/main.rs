@@ -4,6 +4,7 @@
 
 mod api;
 mod attack2;
+mod attack3;
 mod budget;
 mod corpus;
 mod depth;
