@@ -408,6 +408,9 @@ fn env(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word], off: usize, ao: &mut 
     let r = leading_assignments(e, words, r);
     if r < words.len() {
         e.argv(&words[r..], off + r, ao);
+    } else if !p.occ.iter().any(|o| o.opt.id == "--ignore-environment") {
+        // `env LANG=C` runs nothing: it prints the whole environment, with the assignments.
+        environment_dump(e, words);
     }
 }
 
