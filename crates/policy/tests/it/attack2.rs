@@ -4,29 +4,7 @@
 
 use nomos_policy::{Class, classify};
 
-fn open_of(cmds: &[String]) -> Vec<(String, String)> {
-    cmds.iter()
-        .map(|c| (c.clone(), classify(c)))
-        .filter(|(_, d)| d.class == Class::ReadOnly)
-        .map(|(c, d)| (c, format!("{}: {}", d.rule(), d.reason())))
-        .collect()
-}
-
-fn assert_all_ask(cmds: &[String]) {
-    assert!(!cmds.is_empty());
-    let open = open_of(cmds);
-    assert!(open.is_empty(), "read_only: {open:#?}");
-}
-
-fn assert_all_read_only(cmds: &[&str]) {
-    let wrong: Vec<(&str, String)> = cmds
-        .iter()
-        .map(|c| (*c, classify(c)))
-        .filter(|(_, d)| d.class != Class::ReadOnly)
-        .map(|(c, d)| (c, format!("{}: {}", d.rule(), d.reason())))
-        .collect();
-    assert!(wrong.is_empty(), "not read_only: {wrong:#?}");
-}
+use crate::families::{assert_all_ask, assert_all_read_only};
 
 fn own(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| (*s).to_owned()).collect()

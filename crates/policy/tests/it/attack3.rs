@@ -4,20 +4,7 @@
 //! subcommands. Each family is the class with variations; the last test keeps everyday
 //! reads read-only.
 
-use nomos_policy::{Class, classify};
-
-fn open(cmds: &[String]) -> Vec<(String, String)> {
-    cmds.iter()
-        .map(|c| (c.clone(), classify(c)))
-        .filter(|(_, d)| d.class == Class::ReadOnly)
-        .map(|(c, d)| (c, format!("{}: {}", d.rule(), d.reason())))
-        .collect()
-}
-
-fn assert_all_ask(cmds: &[String]) {
-    let o = open(cmds);
-    assert!(o.is_empty(), "read_only: {o:#?}");
-}
+use crate::families::{assert_all_ask, assert_all_read_only};
 
 fn owned(cmds: &[&str]) -> Vec<String> {
     cmds.iter().map(|s| (*s).to_owned()).collect()
@@ -500,11 +487,5 @@ fn everyday_reads_stay_read_only() {
         "sqlite3 /var/lib/grafana/grafana.db 'select id, login from user'",
         "sqlite3 x.db 'select * from events'",
     ];
-    let wrong: Vec<(&str, String)> = reads
-        .iter()
-        .map(|c| (*c, classify(c)))
-        .filter(|(_, d)| d.class != Class::ReadOnly)
-        .map(|(c, d)| (c, format!("{}: {}", d.rule(), d.reason())))
-        .collect();
-    assert!(wrong.is_empty(), "not read_only: {wrong:#?}");
+    assert_all_read_only(&reads);
 }

@@ -1,26 +1,9 @@
 //! Families of fail-open classes: builtins that evaluate what names a variable, options
 //! that run programs, options read as subcommands, and the environment as an allow-list.
 
-use nomos_policy::{Class, Policy, classify};
+use nomos_policy::Policy;
 
-fn asks(cmd: &str) -> bool {
-    classify(cmd).class != Class::ReadOnly
-}
-
-fn assert_all_ask(cmds: &[String]) {
-    let open: Vec<&String> = cmds.iter().filter(|c| !asks(c)).collect();
-    assert!(open.is_empty(), "read_only: {open:#?}");
-}
-
-fn assert_all_read_only(cmds: &[&str]) {
-    let wrong: Vec<(&str, String)> = cmds
-        .iter()
-        .map(|c| (*c, classify(c)))
-        .filter(|(_, d)| d.class != Class::ReadOnly)
-        .map(|(c, d)| (c, format!("{}: {}", d.rule(), d.reason())))
-        .collect();
-    assert!(wrong.is_empty(), "not read_only: {wrong:#?}");
-}
+use crate::families::{assert_all_ask, assert_all_read_only};
 
 /// Words bash evaluates as an array subscript when used as a variable name.
 const SUBSCRIPTS: &[&str] = &[

@@ -8,6 +8,7 @@ mod attack3;
 mod budget;
 mod corpus;
 mod depth;
+mod families;
 mod holes;
 mod metamorphic;
 mod props;

@@ -205,8 +205,8 @@ const WRAPPER: &str = r#"s=$1 l=$2 o=$3
 shift 3
 fail() { echo "nomos-sandbox: overlay mount failed" >&2; exit 125; }
 mount -t tmpfs -o mode=0755 nomos-canaries "$s/layer" && cp -a "$l/." "$s/layer/" || fail
-mount -t overlay nomos-sandbox -o "lowerdir=$s/layer/fs:/,upperdir=$s/upper/fs,workdir=$s/work/fs$o" "$s/merged" || fail
-mount -t overlay nomos-sandbox -o "lowerdir=$s/layer/root,upperdir=$s/upper/root,workdir=$s/work/root$o" "$s/merged/root" || fail
+mount -t overlay nomos-sandbox -o "lowerdir=$s/layer/fs:/,upperdir=$s/upper/fs,workdir=$s/ovl/fs$o" "$s/merged" || fail
+mount -t overlay nomos-sandbox -o "lowerdir=$s/layer/root,upperdir=$s/upper/root,workdir=$s/ovl/root$o" "$s/merged/root" || fail
 exec "$@""#;
 const WRAPPER_MARK: &str = "nomos-sandbox: overlay mount failed";
 
@@ -489,8 +489,8 @@ impl Sandbox {
         for sub in [
             "upper/fs",
             "upper/root",
-            "work/fs",
-            "work/root",
+            "ovl/fs",
+            "ovl/root",
             "merged",
             "layer",
             "shm",
