@@ -482,8 +482,8 @@ pub(crate) fn parse<'a>(
         if only_operands {
             is_operand = true;
         } else if lit == Some("--") {
-            if leaf.style == Style::Lenient {
-                // Lenient commands (Proxmox CLIs) keep `--` as an operand.
+            if leaf.dashdash_operand {
+                // Proxmox CLIs keep `--` as an operand.
                 is_operand = true;
             } else {
                 only_operands = true;
@@ -493,9 +493,9 @@ pub(crate) fn parse<'a>(
         } else if let Some(s) = lit
             && s.len() > 1
             && s.starts_with('-')
-            // Lenient tools whose subcommands are spelled as options (`ipset -L`,
+            // Tools whose subcommands are spelled as options (`ipset -L`,
             // `swanctl --list-sas`).
-            && !(leaf.style == Style::Lenient && leaf.find_sub(s).is_some())
+            && !(leaf.option_subs && leaf.find_sub(s).is_some())
         {
             if leaf.numeric && s[1..].bytes().all(|b| b.is_ascii_digit()) {
                 p.occ.push(Occ {

@@ -110,6 +110,8 @@ struct RawCmd {
     old_style: Option<bool>,
     prefix_options: Option<bool>,
     scoped_options: Option<bool>,
+    dashdash_operand: Option<bool>,
+    option_subs: Option<bool>,
     #[serde(default)]
     options: Vec<String>,
     operands: Option<Vec<String>>,
@@ -478,6 +480,10 @@ pub(crate) struct CmdSpec {
     pub numeric: bool,
     pub old_style: bool,
     pub prefix_options: bool,
+    /// `--` is an operand, not the end of options (Proxmox CLIs).
+    pub dashdash_operand: bool,
+    /// Subcommands may be spelled like options (`ipset -L`, `swanctl --list-sas`).
+    pub option_subs: bool,
     /// Options of this level are not valid after a subcommand (git, docker).
     pub scoped_options: bool,
     pub options: OptTable,
@@ -528,6 +534,8 @@ struct Inherit<'a> {
     posix: bool,
     numeric: bool,
     prefix_options: bool,
+    dashdash_operand: bool,
+    option_subs: bool,
 }
 
 fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, SpecError> {
@@ -568,6 +576,13 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
     let prefix_options = raw
         .prefix_options
         .unwrap_or(parent.is_some_and(|p| p.prefix_options));
+    // Lenient specs always behaved this way; strict specs opt in.
+    let dashdash_operand = raw
+        .dashdash_operand
+        .unwrap_or(style == Style::Lenient || parent.is_some_and(|p| p.dashdash_operand));
+    let option_subs = raw
+        .option_subs
+        .unwrap_or(style == Style::Lenient || parent.is_some_and(|p| p.option_subs));
     if abbrev && style == Style::Pflag {
         return Err(invalid("pflag options are never abbreviated".into()));
     }
@@ -633,6 +648,8 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
         posix,
         numeric,
         prefix_options,
+        dashdash_operand,
+        option_subs,
     };
     let mut subs = Vec::with_capacity(raw.sub.len());
     for s in raw.sub {
@@ -661,6 +678,8 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
         numeric,
         old_style: raw.old_style.unwrap_or(false),
         prefix_options,
+        dashdash_operand,
+        option_subs,
         scoped_options: raw.scoped_options.unwrap_or(false),
         options,
         operands,
