@@ -741,6 +741,29 @@ impl Policy {
         Ok(p)
     }
 
+    /// Every command path (`["docker", "image", "ls"]`) with whether its spec is
+    /// lenient and whether options end at the first operand (tests that an undeclared
+    /// option is never read-only).
+    #[doc(hidden)]
+    pub fn command_paths(&self) -> Vec<(Vec<String>, bool, bool)> {
+        type Out = Vec<(Vec<String>, bool, bool)>;
+        fn walk(c: &CmdSpec, path: &mut Vec<String>, out: &mut Out) {
+            path.push(c.names[0].clone());
+            out.push((path.clone(), c.style == Style::Lenient, c.posix));
+            for s in &c.subs {
+                if s.names[0] != "*" && !s.names[0].starts_with('-') {
+                    walk(s, path, out);
+                }
+            }
+            path.pop();
+        }
+        let mut out = Vec::new();
+        for c in &self.commands {
+            walk(c, &mut Vec::new(), &mut out);
+        }
+        out
+    }
+
     /// Every command path (`["kubectl", "rollout"]`) whose spec has subcommands, with
     /// the name of its first subcommand (tests of how options before a subcommand are read).
     #[doc(hidden)]

@@ -1,7 +1,7 @@
 //! Families of fail-open classes: builtins that evaluate what names a variable, options
 //! that run programs, options read as subcommands, and the environment as an allow-list.
 
-use nomos_policy::Policy;
+use nomos_policy::{Class, Policy};
 
 use crate::families::{assert_all_ask, assert_all_read_only};
 
@@ -419,6 +419,51 @@ fn no_spec_reads_an_unknown_option_before_its_subcommand() {
             let d = policy.classify(&cmd);
             if !d.unknown {
                 open.push(format!("{cmd}: {}", d.rule()));
+            }
+        }
+    }
+    assert!(open.is_empty(), "{} read: {open:#?}", open.len());
+}
+
+/// Issue 13 A3: a strict spec asks for any option it does not declare, wherever the option
+/// stands (before, between or after subcommands and operands): an unlisted option may take
+/// the next word as its value, write a file or run a program.
+#[test]
+fn no_strict_spec_reads_an_option_it_does_not_declare() {
+    let policy = Policy::default_policy().unwrap();
+    let paths = policy.command_paths();
+    assert!(paths.len() > 500, "{}", paths.len());
+    // Builtins whose every word is an operand (`test -e`, `cd -P` is declared).
+    const OPERANDS_ONLY: &[&str] = &["test", "[", "[[", "set", "cd"];
+    let mut open = Vec::new();
+    for (path, lenient, posix) in &paths {
+        if *lenient || OPERANDS_ONLY.contains(&path[0].as_str()) {
+            continue;
+        }
+        let head = path.join(" ");
+        let tails: &[&str] = if *posix {
+            // Options end at the first operand: `terraform plan x --y` passes `--y` on.
+            &[
+                "--nomos-undeclared",
+                "--nomos-undeclared=1",
+                "--nomos-undeclared x",
+                "-% x",
+            ]
+        } else {
+            &[
+                "--nomos-undeclared",
+                "--nomos-undeclared=1",
+                "--nomos-undeclared x",
+                "-% x",
+                "x --nomos-undeclared",
+            ]
+        };
+        for tail in tails {
+            let cmd = format!("{head} {tail}");
+            let d = policy.classify(&cmd);
+            // Destructive asks every time; anything else must be unknown.
+            if !d.unknown && d.class != Class::Destructive {
+                open.push(format!("{cmd}: {} {}", d.class, d.rule()));
             }
         }
     }
