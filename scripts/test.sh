@@ -17,6 +17,9 @@ build_ui
 say "clippy (warnings are errors)"
 cargo clippy --workspace --all-targets -- -D warnings
 
+say "cargo doc (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+
 # Inside a private D-Bus session with an unlocked gnome-keyring: the sign-in tests use a real
 # Secret Service and fail (not skip) when there is none.
 say "Rust tests (with a real Secret Service)"

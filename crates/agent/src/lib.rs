@@ -2,7 +2,7 @@
 //!
 //! The agent takes operator input ([`Agent::send`], [`Agent::approve_plan`],
 //! [`Agent::approve_execution`], [`Agent::deny_execution`], [`Agent::stop`]) and emits typed
-//! [`AgentEvent`](nomos_protocol::AgentEvent)s to every subscriber. It knows no Tauri and no
+//! [`nomos_protocol::AgentEvent`]s to every subscriber. It knows no Tauri and no
 //! UI: the desktop shell and the CLI are two thin faces over it.
 //!
 //! Every rule of DESIGN.md §4 that can be enforced in code is enforced here or in the store,

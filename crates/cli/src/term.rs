@@ -12,7 +12,7 @@
 //!   U+2060–U+2064, U+206A–U+206F, U+FEFF, U+FFF9–U+FFFB, tags U+E0000–U+E007F) and the Unicode
 //!   line and paragraph separators (U+2028, U+2029).
 //!
-//! [`line`] is for text that must stay on one line (a command in an approval prompt, a tool
+//! [`line()`] is for text that must stay on one line (a command in an approval prompt, a tool
 //! argument, a title); [`block`] for prose that may span lines (streamed model text, notes).
 //! [`json`] escapes the same characters inside a JSON document, which stays valid JSON.
 

@@ -283,7 +283,7 @@ impl Store {
         self.inner.owner.id()
     }
 
-    /// Whether `owner` is a live process (see [`crate::owners`]); this store's own id is.
+    /// Whether `owner` is a live process (see the `owners` module); this store's own id is.
     pub fn is_owner_alive(&self, owner: Option<&str>) -> bool {
         self.inner.owner.is_alive(owner)
     }
