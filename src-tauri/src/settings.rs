@@ -117,19 +117,13 @@ pub fn load<R: tauri::Runtime>(app: &tauri::AppHandle<R>, data_dir: &Path) -> Sa
         Err(e) => {
             tracing::warn!("settings store unavailable: {e}");
             return Saved {
-                runtime: RuntimeSettings {
-                    import_ssh_config: true,
-                    ..RuntimeSettings::default()
-                },
+                runtime: RuntimeSettings::default(),
                 auth: AuthSettings::default(),
             };
         }
     };
     Saved {
-        runtime: read(store.get(RUNTIME), "runtime").unwrap_or(RuntimeSettings {
-            import_ssh_config: true,
-            ..RuntimeSettings::default()
-        }),
+        runtime: read(store.get(RUNTIME), "runtime").unwrap_or_default(),
         auth: read(store.get(AUTH), "sign-in").unwrap_or_default(),
     }
 }

@@ -12,7 +12,7 @@ use crate::{Agent, AgentConfig, AgentParts};
 
 /// Runtime settings that are not secrets (the settings store holds these; keys live in the
 /// keyring).
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RuntimeSettings {
     /// Model provider: base URL, model, wire format.
     #[serde(default)]
@@ -26,6 +26,19 @@ pub struct RuntimeSettings {
     /// Limits the operator changed; unset ones keep the agent's defaults.
     #[serde(default)]
     pub limits: Limits,
+}
+
+/// The same defaults as a settings file with no fields: `~/.ssh/config` is imported, so the
+/// CLI and the desktop see the same targets.
+impl Default for RuntimeSettings {
+    fn default() -> Self {
+        Self {
+            llm: LlmSettings::default(),
+            inventory_path: None,
+            import_ssh_config: yes(),
+            limits: Limits::default(),
+        }
+    }
 }
 
 /// The agent's limits an operator may tune (DESIGN.md I20 runaway guard, execution times).
@@ -236,6 +249,32 @@ pub fn assemble(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 17: `nomos ask` uses the default settings and must import `~/.ssh/config`
+    /// like the desktop does (the README says both faces offer those hosts).
+    #[test]
+    fn default_settings_import_ssh_config_hosts() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+        std::fs::write(
+            home.path().join(".ssh/config"),
+            "Host web1\n  HostName 10.0.0.5\n  User ops\n",
+        )
+        .unwrap();
+        let env = nomos_llm::MapEnv::from_pairs([("HOME", home.path().display().to_string())]);
+        let inv = load_inventory(&RuntimeSettings::default(), &env).unwrap();
+        let slugs: Vec<String> = inv.targets().map(|t| t.slug.to_string()).collect();
+        assert!(slugs.iter().any(|s| s.contains("web1")), "{slugs:?}");
+        // A settings file written before the field existed reads the same way.
+        let old: RuntimeSettings = serde_json::from_str("{}").unwrap();
+        assert!(old.import_ssh_config);
+        let off = RuntimeSettings {
+            import_ssh_config: false,
+            ..RuntimeSettings::default()
+        };
+        let inv = load_inventory(&off, &env).unwrap();
+        assert!(!inv.targets().any(|t| t.slug.to_string().contains("web1")));
+    }
 
     #[test]
     fn limits_override_only_what_the_operator_set() {
