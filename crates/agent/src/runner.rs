@@ -534,12 +534,7 @@ async fn run(
     let command = str_arg(args, "command")?;
     let target = resolve_target(agent, target_slug)?;
     let decision = nomos_policy::classify(command);
-    let reason = decision
-        .findings
-        .iter()
-        .max_by_key(|f| f.class)
-        .map(|f| format!("{}: {}", f.rule, f.reason))
-        .unwrap_or_else(|| "read-only".to_owned());
+    let reason = decision.summary();
     // I22: the classifier's contract: what runs is its canonical form, never the text as typed.
     // A command it could not lower has none, and is refused (fail closed).
     let Some(canonical) = decision.canonical.clone().filter(|c| !c.trim().is_empty()) else {

@@ -109,4 +109,13 @@ impl Decision {
         self.primary()
             .map_or("nothing to run", |f| f.reason.as_str())
     }
+
+    /// `rule: reason` of [`Decision::primary`], the one line every face shows (approval
+    /// card, CLI prompt, `nomos policy classify`), so they never disagree.
+    pub fn summary(&self) -> String {
+        match self.primary() {
+            Some(f) => format!("{}: {}", f.rule, f.reason),
+            None => "read_only: nothing to run".to_owned(),
+        }
+    }
 }

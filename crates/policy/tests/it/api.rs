@@ -95,3 +95,25 @@ fn the_empty_command_runs_nothing() {
     assert_eq!(d.class, Class::ReadOnly);
     assert_eq!(d.canonical.as_deref(), Some(""));
 }
+
+/// Issue 17: the approval card and `nomos policy classify` show the same reason: both use
+/// `Decision::summary`, the primary finding (the first at the maximum class, fail-closed
+/// findings first), never the last one at that class.
+#[test]
+fn every_face_shows_the_primary_finding() {
+    for cmd in [
+        "rm -rf /tmp/x; shutdown now",
+        "systemctl restart nginx && systemctl reload sshd",
+        "eval \"$x\"; rm -rf /tmp/y",
+        "ls /etc",
+    ] {
+        let d = classify(cmd);
+        let want = match d.primary() {
+            Some(f) => format!("{}: {}", f.rule, f.reason),
+            None => "read_only: nothing to run".to_owned(),
+        };
+        assert_eq!(d.summary(), want, "{cmd}");
+    }
+    let d = classify("rm -rf /tmp/x; shutdown now");
+    assert!(d.summary().contains("rm"), "{}", d.summary());
+}
