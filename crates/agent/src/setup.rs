@@ -247,6 +247,7 @@ pub fn assemble(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
