@@ -235,8 +235,8 @@ const CHANGERS: &[(&str, &str, Class)] = &[
 const UNDECLARED: &[&str] = &[
     "--exec=/tmp/x",
     "--exec /tmp/x",
-    "-exec=/tmp/x",
-    "-exec /tmp/x",
+    "-Qexec=/tmp/x",
+    "-Qexec /tmp/x",
     "--output /etc/cron.d/x",
     "--kubeconfig=/tmp/k",
     "--as get",
