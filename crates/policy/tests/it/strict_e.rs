@@ -517,6 +517,41 @@ fn destructive_subcommands_stay_destructive_with_their_options() {
 }
 
 #[test]
+fn files_named_by_changing_subcommands_are_checked() {
+    // Job, policy, service and template files are read (and echoed in parse errors);
+    // `vault policy fmt` rewrites its file; a node pool deletion is no mere change.
+    let cmds: Vec<String> = [
+        "packer build /etc/shadow",
+        "packer init /root/.ssh/id_rsa",
+        "packer build -force /etc/pve/priv/authkey.key",
+        "consul services register /etc/shadow",
+        "consul services register -name web /root/.aws/credentials",
+        "nomad namespace apply /etc/shadow",
+        "nomad acl policy apply readonly /etc/shadow",
+        "nomad acl policy apply -description x readonly /root/.ssh/id_ed25519",
+        "nomad node pool apply /etc/ssh/ssh_host_ed25519_key",
+        "nomad job dispatch backup /root/.aws/credentials",
+        "nomad job run -detach /etc/shadow",
+        "vault policy write app /etc/shadow",
+        "vault policy write app /root/.vault-token",
+        "vault policy fmt /etc/cron.d/x",
+        "vault policy fmt /root/.bashrc",
+        "nomad node pool delete batch",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let off = off_class(&cmds, Class::Destructive);
+    assert!(off.is_empty(), "{} do not ask: {off:#?}", off.len());
+    crate::families::assert_all_read_only(&[
+        "nomad node meta read -node-id 1f3a",
+        "nomad node pool list",
+        "nomad node pool info batch",
+        "nomad node pool nodes -filter 'Status == \"ready\"' batch",
+    ]);
+}
+
+#[test]
 fn read_only_neighbours_stay_read_only() {
     crate::families::assert_all_read_only(&[
         "terraform validate -json",
