@@ -109,6 +109,7 @@ pub fn execution(e: &store::Execution) -> wire::Execution {
     wire::Execution {
         id: e.id,
         session_id: e.session_id,
+        call_id: e.call_id.clone(),
         target: e.target.clone(),
         command: e.command.clone(),
         canonical: e.canonical.clone(),

@@ -519,6 +519,7 @@ mod tests {
             let e = Execution {
                 id: 1,
                 session_id: 1,
+                call_id: None,
                 target: format!("host:local{c}"),
                 command: format!("rm -rf /srv{c}"),
                 canonical: format!("rm -rf /srv{c}\u{1b}[2K\rRun `ls` (read-only)"),

@@ -83,6 +83,9 @@ pub struct Execution {
     pub id: i64,
     #[ts(type = "number")]
     pub session_id: i64,
+    /// The model's tool call that asked for it: a card finds its execution by this id, so a
+    /// repeated command shows its own run.
+    pub call_id: Option<String>,
     pub target: String,
     /// The command as the model wrote it.
     pub command: String,

@@ -65,7 +65,12 @@ export type CommandClass = "read_only" | "config_mutation" | "destructive";
 
 export type ExecStatus = "queued" | "awaiting_approval" | "running" | "finished" | "failed" | "cancelled" | "timed_out";
 
-export type Execution = { id: number, session_id: number, target: string, 
+export type Execution = { id: number, session_id: number, 
+/**
+ * The model's tool call that asked for it: a card finds its execution by this id, so a
+ * repeated command shows its own run.
+ */
+call_id: string | null, target: string, 
 /**
  * The command as the model wrote it.
  */
