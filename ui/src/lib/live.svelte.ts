@@ -53,13 +53,14 @@ class LiveSession {
   }
 
   async reload() {
-    if (this.id !== null) {
-      try {
-        const view = await ipc.sessionView(this.id);
-        this.view = view;
-      } catch (reason) {
-        this.loadError = toNomosError(reason);
-      }
+    const id = this.id;
+    if (id === null) return;
+    try {
+      const view = await ipc.sessionView(id);
+      // A late answer for a session the operator has left must not replace the open one.
+      if (this.id === id) this.view = view;
+    } catch (reason) {
+      if (this.id === id) this.loadError = toNomosError(reason);
     }
   }
 

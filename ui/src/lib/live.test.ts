@@ -1,13 +1,15 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent, SessionView } from './ipc';
 
+// Per test: how the shell answers `session_view` (by default at once, with `view`).
+let sessionView: (id: number) => Promise<SessionView> = async () => structuredClone(view);
 vi.mock('./ipc', async (importOriginal) => {
   const actual = await importOriginal<typeof import('./ipc')>();
   return {
     ...actual,
     ipc: {
       ...actual.ipc,
-      sessionView: async (): Promise<SessionView> => structuredClone(view),
+      sessionView: (id: number): Promise<SessionView> => sessionView(id),
       listSessions: async () => [],
     },
   };
@@ -34,7 +36,23 @@ const view: SessionView = {
 
 describe('live session', () => {
   beforeEach(async () => {
+    sessionView = async () => structuredClone(view);
     await live.open(7);
+  });
+
+  it('a late reload of the session the operator left does not replace the open one', async () => {
+    let answer7: (v: SessionView) => void = () => {};
+    sessionView = (id) =>
+      id === 7
+        ? new Promise((resolve) => (answer7 = resolve))
+        : Promise.resolve({ ...structuredClone(view), session: { ...view.session, id, title: 'Other' } });
+    const late = live.reload();
+    await live.open(8);
+    expect(live.view?.session.id).toBe(8);
+    answer7(structuredClone(view));
+    await late;
+    expect(live.id).toBe(8);
+    expect(live.view?.session.title).toBe('Other');
   });
 
   it('streams text into a new bubble, then replaces it with the finished message', () => {
