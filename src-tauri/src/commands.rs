@@ -2,8 +2,8 @@
 
 use nomos_agent::convert as dto;
 use nomos_protocol::{
-    AgentEvent, AppInfo, AuthStatusView, IpcError, SessionListQuery, SessionSummary, SessionView,
-    Settings, SettingsView,
+    AgentEvent, AppInfo, AuthStatusView, ErrorCode, IpcError, SessionListQuery, SessionSummary,
+    SessionView, Settings, SettingsView,
 };
 use nomos_store::{NewSession, SessionQuery, Store};
 use tauri::State;
@@ -49,7 +49,7 @@ where
         .await
         .map_err(|err| {
             IpcError::new(
-                "internal.task_failed",
+                ErrorCode::InternalTaskFailed,
                 format!("The store task stopped: {err}"),
             )
         })?
@@ -93,7 +93,7 @@ async fn create_session(
     let title = title.trim().to_owned();
     if title.is_empty() {
         return Err(IpcError::new(
-            "session.title_empty",
+            ErrorCode::SessionTitleEmpty,
             "Describe the task before starting a session.",
         ));
     }
@@ -107,7 +107,7 @@ async fn session_view(state: State<'_, AppState>, id: i64) -> Result<SessionView
     let agent = state.agent()?;
     tauri::async_runtime::spawn_blocking(move || agent.session_view(id))
         .await
-        .map_err(|err| IpcError::new("internal.task_failed", err.to_string()))?
+        .map_err(|err| IpcError::new(ErrorCode::InternalTaskFailed, err.to_string()))?
         .map_err(|e| convert::agent_error(&e))
 }
 
@@ -122,7 +122,7 @@ async fn send_message(
     let text = text.trim().to_owned();
     if text.is_empty() {
         return Err(IpcError::new(
-            "agent.empty_message",
+            ErrorCode::AgentEmptyMessage,
             "The message is empty.",
         ));
     }
@@ -150,7 +150,7 @@ fn agent_error_event(agent: &nomos_agent::Agent, session: i64, e: &nomos_agent::
     tracing::warn!(session, code = e.code(), "turn not started: {e}");
     agent.publish(AgentEvent::Error {
         session_id: session,
-        code: e.code().to_owned(),
+        code: ErrorCode::from_code(e.code()),
         message: e.to_string(),
         retryable: e.is_retryable(),
     });
@@ -279,13 +279,13 @@ async fn set_api_key<R: tauri::Runtime>(
     let saved = settings::load(&app, &state.data_dir);
     let account = settings::api_key_account(&saved.runtime).ok_or_else(|| {
         IpcError::new(
-            "settings.no_endpoint",
+            ErrorCode::SettingsNoEndpoint,
             "Set the model's base URL (or provider) first.",
         )
     })?;
     nomos_auth::api_keys::store_api_key(&account, &nomos_auth::Secret::new(key.trim().to_owned()))
         .await
-        .map_err(|e| IpcError::new(e.code(), e.to_string()))?;
+        .map_err(|e| IpcError::from_parts(e.code(), e.to_string(), e.is_retryable()))?;
     state.apply(&app, &saved).await;
     Ok(settings_view(&app, &state))
 }
@@ -303,14 +303,14 @@ async fn auth_status(state: State<'_, AppState>) -> Result<AuthStatusView, IpcEr
 async fn sign_in(state: State<'_, AppState>) -> Result<AuthStatusView, IpcError> {
     let session = state.signin().ok_or_else(|| {
         IpcError::new(
-            "auth.not_configured",
+            ErrorCode::AuthNotConfigured,
             "Set the OpenID Provider and client id in Settings first.",
         )
     })?;
     session
         .login(&nomos_auth::SystemBrowser)
         .await
-        .map_err(|e| IpcError::new(e.code(), e.to_string()))?;
+        .map_err(|e| IpcError::from_parts(e.code(), e.to_string(), e.is_retryable()))?;
     Ok(signin::view(&session.status()))
 }
 
@@ -322,6 +322,6 @@ async fn sign_out(state: State<'_, AppState>) -> Result<AuthStatusView, IpcError
     session
         .logout()
         .await
-        .map_err(|e| IpcError::new(e.code(), e.to_string()))?;
+        .map_err(|e| IpcError::from_parts(e.code(), e.to_string(), e.is_retryable()))?;
     Ok(signin::view(&session.status()))
 }

@@ -3,9 +3,9 @@
 use nomos_protocol as wire;
 
 pub fn store_error(err: &nomos_store::StoreError) -> wire::IpcError {
-    wire::IpcError::new(err.code(), err.to_string())
+    wire::IpcError::from_parts(err.code(), err.to_string(), err.is_retryable())
 }
 
 pub fn agent_error(err: &nomos_agent::AgentError) -> wire::IpcError {
-    wire::IpcError::new(err.code(), err.to_string())
+    wire::IpcError::from_parts(err.code(), err.to_string(), err.is_retryable())
 }

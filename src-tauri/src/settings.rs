@@ -134,7 +134,10 @@ pub fn save<R: tauri::Runtime>(
     saved: &Saved,
 ) -> Result<(), wire::IpcError> {
     let fail = |e: String| {
-        wire::IpcError::new("settings.save", format!("Settings could not be saved: {e}"))
+        wire::IpcError::new(
+            wire::ErrorCode::SettingsSave,
+            format!("Settings could not be saved: {e}"),
+        )
     };
     let store = app
         .store(data_dir.join(FILE))

@@ -67,7 +67,7 @@ pub async fn open(
 ) -> Result<Session, IpcError> {
     Session::open_with_keyring(AuthConfig::new(issuer, client_id, data_dir))
         .await
-        .map_err(|e| IpcError::new(e.code(), e.to_string()))
+        .map_err(|e| IpcError::from_parts(e.code(), e.to_string(), e.is_retryable()))
 }
 
 /// Pushes every status change to the webview, and notifies once when sign-in is needed.

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, RwLock};
 
 use nomos_agent::{Agent, AgentConfig, setup};
-use nomos_protocol::IpcError;
+use nomos_protocol::{ErrorCode, IpcError};
 use nomos_store::Store;
 use tokio_util::sync::CancellationToken;
 
@@ -27,7 +27,7 @@ pub struct AppState {
 }
 
 fn not_started() -> IpcError {
-    IpcError::new("agent.starting", "The agent is still starting.")
+    IpcError::new(ErrorCode::AgentStarting, "The agent is still starting.")
 }
 
 impl AppState {
@@ -64,7 +64,7 @@ impl AppState {
     pub fn agent(&self) -> Result<Agent, IpcError> {
         match self.agent.read() {
             Ok(agent) => agent.clone(),
-            Err(_) => Err(IpcError::new("internal.poisoned", "Restart Nomos.")),
+            Err(_) => Err(IpcError::new(ErrorCode::InternalPoisoned, "Restart Nomos.")),
         }
     }
 
@@ -136,7 +136,7 @@ impl AppState {
                 AgentConfig::default(),
             )
             .await
-            .map_err(|e| IpcError::new(e.code(), e.to_string())),
+            .map_err(|e| IpcError::from_parts(e.code(), e.to_string(), e.is_retryable())),
             Err(e) => Err(e.clone()),
         };
         if let Ok(mut workers) = self.workers.lock()

@@ -128,6 +128,16 @@ impl SetupError {
             Self::Executor(e) => e.code(),
         }
     }
+
+    /// Whether assembling again may succeed without the operator changing anything (a
+    /// keyring that was locked or slow, an executor that failed for a passing reason).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Keyring { .. } => true,
+            Self::Executor(e) => e.is_retryable(),
+            Self::NoModel(_) | Self::Inventory { .. } | Self::NoApiKey { .. } => false,
+        }
+    }
 }
 
 /// The targets: this workstation, `~/.ssh/config` hosts (when asked), then the inventory file.

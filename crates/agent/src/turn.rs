@@ -287,7 +287,7 @@ pub(crate) async fn run_turn(
         Err(end) => {
             agent.emit(AgentEvent::Error {
                 session_id: session,
-                code: end.code.to_owned(),
+                code: nomos_protocol::ErrorCode::from_code(end.code),
                 message: end.message,
                 retryable: end.retryable,
             });

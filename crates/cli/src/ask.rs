@@ -162,7 +162,7 @@ fn render(event: &AgentEvent, json: bool) -> Option<(Out, String)> {
         )),
         AgentEvent::Error { code, message, .. } => err(format!(
             "error [{}]: {}\n",
-            term::line(code),
+            term::line(code.as_str()),
             term::block(message)
         )),
         _ => None,
@@ -365,7 +365,7 @@ mod tests {
             },
             AgentEvent::Error {
                 session_id: 1,
-                code: format!("llm.http{h}"),
+                code: nomos_protocol::ErrorCode::LlmProviderError,
                 message: format!("provider said {h}"),
                 retryable: false,
             },

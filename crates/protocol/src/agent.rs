@@ -261,7 +261,7 @@ pub enum AgentEvent {
     Error {
         #[ts(type = "number")]
         session_id: i64,
-        code: String,
+        code: crate::ErrorCode,
         message: String,
         retryable: bool,
     },

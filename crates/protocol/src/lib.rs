@@ -20,7 +20,7 @@ pub use agent::{
     AgentEvent, ApprovalKind, CommandClass, ExecStatus, Execution, Message, PlanStep, Role,
     SessionView, StepStatus, ToolCall,
 };
-pub use error::IpcError;
+pub use error::{ErrorCode, IpcError};
 pub use session::{Outcome, SessionListQuery, SessionStatus, SessionSummary};
 pub use settings::{AuthStatusView, ProviderKind, Settings, SettingsView, SignInState};
 
@@ -47,6 +47,7 @@ pub fn typescript_bindings() -> String {
         AuthStatusView::decl(&cfg),
         ApprovalKind::decl(&cfg),
         CommandClass::decl(&cfg),
+        ErrorCode::decl(&cfg),
         ExecStatus::decl(&cfg),
         Execution::decl(&cfg),
         IpcError::decl(&cfg),

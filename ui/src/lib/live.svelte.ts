@@ -1,9 +1,9 @@
-import { ipc, toNomosError, type AgentEvent, type NomosError, type SessionView } from './ipc';
+import { ipc, toNomosError, type AgentEvent, type ErrorCode, type NomosError, type SessionView } from './ipc';
 import { sessions } from './sessions.svelte';
 
 /** A failure shown in the chat with the real text and a way to try again. */
 export interface ChatError {
-  code: string;
+  code: ErrorCode;
   message: string;
   retryable: boolean;
 }

@@ -101,8 +101,8 @@ describe('live session', () => {
   });
 
   it('keeps errors with their real text until the next turn', () => {
-    live.apply({ type: 'error', session_id: 7, code: 'llm.server', message: 'HTTP 500: upstream boom', retryable: true });
-    expect(live.errors).toEqual([{ code: 'llm.server', message: 'HTTP 500: upstream boom', retryable: true }]);
+    live.apply({ type: 'error', session_id: 7, code: 'llm.provider_error', message: 'HTTP 500: upstream boom', retryable: true });
+    expect(live.errors).toEqual([{ code: 'llm.provider_error', message: 'HTTP 500: upstream boom', retryable: true }]);
     live.apply({ type: 'turn_started', session_id: 7, auto: false });
     expect(live.errors).toEqual([]);
   });

@@ -279,7 +279,7 @@ async fn i10_endless_keepalive_comments_end_in_a_typed_error_and_one_done() {
         let Some(AgentEvent::Error { code, message, .. }) = errors.first().copied() else {
             unreachable!()
         };
-        assert_eq!(code, "llm.deadline_exceeded", "{message}");
+        assert_eq!(code.as_str(), "llm.deadline_exceeded", "{message}");
         assert!(message.contains("did not finish"), "{message}");
         assert_eq!(h.server.request_count(), 1);
         no_pending_rows(&h, session);

@@ -6,6 +6,7 @@ import type {
   AgentEvent,
   AppInfo,
   AuthStatusView,
+  ErrorCode,
   IpcError,
   SessionListQuery,
   SessionSummary,
@@ -20,6 +21,7 @@ export type {
   AuthStatusView,
   SignInState,
   CommandClass,
+  ErrorCode,
   ExecStatus,
   Execution,
   IpcError,
@@ -38,11 +40,13 @@ export type {
 
 /** Thrown by every IPC call; carries the stable code the UI branches on. */
 export class NomosError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  constructor(code: ErrorCode, message: string, retryable = false) {
     super(message);
     this.name = 'NomosError';
     this.code = code;
+    this.retryable = retryable;
   }
 }
 
@@ -58,10 +62,43 @@ function isIpcError(value: unknown): value is IpcError {
 /** Normalises whatever the bridge rejected with into a NomosError. */
 export function toNomosError(reason: unknown): NomosError {
   if (reason instanceof NomosError) return reason;
-  if (isIpcError(reason)) return new NomosError(reason.code, reason.message);
-  if (typeof reason === 'string') return new NomosError('ipc.failed', reason);
-  if (reason instanceof Error) return new NomosError('ipc.failed', reason.message);
-  return new NomosError('ipc.failed', 'The desktop shell did not answer.');
+  if (isIpcError(reason)) return new NomosError(reason.code, reason.message, reason.retryable === true);
+  if (typeof reason === 'string') return new NomosError('ipc.failed', reason, true);
+  if (reason instanceof Error) return new NomosError('ipc.failed', reason.message, true);
+  return new NomosError('ipc.failed', 'The desktop shell did not answer.', true);
+}
+
+/** The part of a code before its first dot: which part of Nomos failed. */
+export type ErrorDomain = ErrorCode extends `${infer D}.${string}` ? D : never;
+
+export function domainOf(code: ErrorCode): ErrorDomain {
+  return code.slice(0, code.indexOf('.')) as ErrorDomain;
+}
+
+/** Whether the operator fixes this error in Settings (model, inventory, sign-in). */
+export function fixedInSettings(code: ErrorCode): boolean {
+  const domain = domainOf(code);
+  switch (domain) {
+    case 'llm':
+      // A busy or slow provider is not a setting.
+      return !['llm.rate_limited', 'llm.connect', 'llm.idle_timeout', 'llm.stream_cut', 'llm.provider_error', 'llm.cancelled'].includes(code);
+    case 'inventory':
+    case 'auth':
+    case 'settings':
+      return true;
+    case 'agent':
+    case 'exec':
+    case 'internal':
+    case 'ipc':
+    case 'session':
+    case 'store':
+      return false;
+    default: {
+      // Exhaustive: a new domain in the Rust enum fails the type check here.
+      const unhandled: never = domain;
+      return unhandled;
+    }
+  }
 }
 
 /** True when running inside the Tauri webview (false in unit tests and plain browsers). */

@@ -25,7 +25,7 @@ notice: string, } | { "type": "message", session_id: number, message: Message, }
 /**
  * The command waiting for a per-command approval; absent for a plan approval.
  */
-execution: Execution | null, } | { "type": "execution", session_id: number, execution: Execution, } | { "type": "task_status", session_id: number, status: SessionStatus, outcome: Outcome | null, summary: string | null, } | { "type": "task_reopened", session_id: number, generation: number, } | { "type": "error", session_id: number, code: string, message: string, retryable: boolean, } | { "type": "done", session_id: number, 
+execution: Execution | null, } | { "type": "execution", session_id: number, execution: Execution, } | { "type": "task_status", session_id: number, status: SessionStatus, outcome: Outcome | null, summary: string | null, } | { "type": "task_reopened", session_id: number, generation: number, } | { "type": "error", session_id: number, code: ErrorCode, message: string, retryable: boolean, } | { "type": "done", session_id: number, 
 /**
  * True when the turn ended on an error or a stop.
  */
@@ -63,6 +63,8 @@ export type ApprovalKind = "not_needed" | "operator_button" | "chat_approval" | 
 
 export type CommandClass = "read_only" | "config_mutation" | "destructive";
 
+export type ErrorCode = "agent.busy" | "agent.empty_message" | "agent.exact_command_unavailable" | "agent.message_too_long" | "agent.not_awaiting_approval" | "agent.nothing_to_approve" | "agent.poisoned" | "agent.runaway" | "agent.stale_execution" | "agent.stale_plan" | "agent.starting" | "agent.stopped" | "agent.token_budget" | "agent.turn_deadline" | "auth.browser" | "auth.config" | "auth.denied" | "auth.discovery" | "auth.id_token" | "auth.issuer_mismatch" | "auth.keyring" | "auth.keyring_corrupt" | "auth.keyring_locked" | "auth.keyring_timeout" | "auth.keyring_unavailable" | "auth.listener" | "auth.lock" | "auth.lock_timeout" | "auth.login_timeout" | "auth.network" | "auth.no_refresh_token" | "auth.not_configured" | "auth.provider" | "auth.provider_unavailable" | "auth.sign_in.identity_changed" | "auth.sign_in.keyring_write_failed" | "auth.sign_in.provider_rejected" | "auth.sign_in.revoked" | "auth.sign_in.token_missing" | "auth.sign_in.unauthorized" | "auth.sign_in_required" | "auth.signed_out" | "auth.state_mismatch" | "exec.config" | "exec.interrupted" | "exec.invalid_command" | "exec.invalid_target" | "exec.inventory" | "exec.io" | "exec.pct" | "exec.read_file" | "exec.spawn" | "exec.ssh" | "exec.ssh_auth" | "exec.ssh_host_key" | "exec.ssh_unreachable" | "exec.unknown_target" | "internal.poisoned" | "internal.task_failed" | "inventory.invalid" | "ipc.failed" | "inventory.toml" | "llm.bad_request" | "llm.cancelled" | "llm.config" | "llm.connect" | "llm.content_filter" | "llm.context_length" | "llm.credentials" | "llm.credentials.missing" | "llm.credentials.sign_in_required" | "llm.credentials.unavailable" | "llm.deadline_exceeded" | "llm.empty_reply" | "llm.idle_timeout" | "llm.insecure_endpoint" | "llm.no_api_key" | "llm.not_configured" | "llm.protocol" | "llm.provider_error" | "llm.quota_exceeded" | "llm.rate_limited" | "llm.refused" | "llm.response_too_large" | "llm.stream_cut" | "llm.unauthorized" | "session.title_empty" | "settings.json" | "settings.no_endpoint" | "settings.save" | "store.busy" | "store.conflict" | "store.corrupt" | "store.invalid_input" | "store.invariant" | "store.io" | "store.json" | "store.not_found" | "store.schema_too_new" | "store.schema_unknown" | "store.sqlite";
+
 export type ExecStatus = "queued" | "awaiting_approval" | "running" | "finished" | "failed" | "cancelled" | "timed_out";
 
 export type Execution = { id: number, session_id: number, 
@@ -91,13 +93,17 @@ stdout: string, stderr: string, created_at_ms: number, };
 
 export type IpcError = { 
 /**
- * Stable, dotted code such as `store.schema_too_new`; the UI branches on this.
+ * What failed; the UI branches on this.
  */
-code: string, 
+code: ErrorCode, 
 /**
  * A sentence for the operator.
  */
-message: string, };
+message: string, 
+/**
+ * Whether trying the same thing again may succeed (offer Retry).
+ */
+retryable: boolean, };
 
 export type Message = { id: number, role: Role, text: string, 
 /**
