@@ -1176,7 +1176,7 @@ impl<'p> Engine<'p> {
             .iter()
             .position(|w| w.literal() == Some("--"))
             .unwrap_or(usize::MAX);
-        self.quiet_reads = dry_run_on(&parsed, dashes)
+        self.quiet_reads = dry_run_on(&parsed, words, dashes)
             || parsed
                 .occ
                 .iter()
@@ -1216,7 +1216,7 @@ impl<'p> Engine<'p> {
             .iter()
             .position(|w| w.literal() == Some("--"))
             .unwrap_or(usize::MAX);
-        let dry = dry_run_on(parsed, dashes);
+        let dry = dry_run_on(parsed, words, dashes);
         let mode = parsed
             .occ
             .iter()
@@ -1704,22 +1704,29 @@ pub(crate) fn quoted(s: &str) -> String {
 
 /// Whether a dry-run flag is in effect: the LAST dry-run option before `--` decides
 /// (kubectl and helm: last flag wins), and a value that turns it off (`--dry-run=none`,
-/// `=false`) or is only known at run time is no dry run.
-fn dry_run_on(parsed: &crate::opts::Parsed<'_>, dashes: usize) -> bool {
+/// `=false`) or is only known at run time is no dry run. Getopt::Long booleans (Proxmox
+/// CLIs) and proxmox-router take their value from the next word (`--dry-run 0`): an
+/// operand right after the flag that turns it off is no dry run either.
+fn dry_run_on(parsed: &crate::opts::Parsed<'_>, words: &[Word], dashes: usize) -> bool {
     let last = parsed
         .occ
         .iter()
         .filter(|o| o.opt.effects.dryrun && o.word < dashes)
         .max_by_key(|o| o.word);
+    let on = |v: &str| {
+        !matches!(
+            v.to_ascii_lowercase().as_str(),
+            "none" | "false" | "0" | "no" | "off" | ""
+        )
+    };
     match last {
         None => false,
-        Some(o) if !o.value.is_some() => true,
-        Some(o) => o.value.literal().is_some_and(|v| {
-            !matches!(
-                v.to_ascii_lowercase().as_str(),
-                "none" | "false" | "0" | "no" | "off" | ""
-            )
-        }),
+        Some(o) if !o.value.is_some() => {
+            let next = o.word + 1;
+            // A value known only at run time may be `0`: no dry run (fail closed).
+            !parsed.operands.contains(&next) || words[next].literal().is_some_and(on)
+        }
+        Some(o) => o.value.literal().is_some_and(on),
     }
 }
 

@@ -15,4 +15,5 @@ mod props;
 mod sandbox;
 mod specs;
 mod strict_e;
+mod strict_b;
 mod targets;
