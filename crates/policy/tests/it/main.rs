@@ -14,6 +14,6 @@ mod metamorphic;
 mod props;
 mod sandbox;
 mod specs;
-mod strict_e;
 mod strict_b;
+mod strict_e;
 mod targets;
