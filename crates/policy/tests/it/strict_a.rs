@@ -209,6 +209,45 @@ const DRY_RUNS: &[&str] = &[
     "borg check --repair --dry-run /srv/borg/repo",
 ];
 
+/// With git's options parsed exactly, an option that prints file contents is found in
+/// any spelling (bundled, implied), not only as the literal word `-p`.
+#[test]
+fn git_options_that_print_contents_read_the_paths_in_any_spelling() {
+    const FORMS: &[&str] = &[
+        "git log -pw -- P",
+        "git log -wp -- P",
+        "git log -1 -pU5 -- P",
+        "git log --binary -- P",
+        "git log --dd -- P",
+        "git log --cc -- P",
+        "git log --remerge-diff -- P",
+        "git log --color-words -- P",
+        "git log --word-diff-regex=. -- P",
+        "git log -wSx -- P",
+        "git log -iGpass -- P",
+        "git log --check -- P",
+        "git log -W -- P",
+        "git whatchanged -pw -- P",
+        "git diff-tree -rp HEAD -- P",
+        "git diff-tree --binary -r HEAD -- P",
+        "git range-diff -pw a...b -- P",
+    ];
+    const PATHS: &[&str] = &[".env", "/etc/shadow", "id_rsa", "config/secrets.yml"];
+    let mut cmds = Vec::new();
+    for f in FORMS {
+        for p in PATHS {
+            cmds.push(f.replace('P', p));
+        }
+    }
+    assert_all_ask(&cmds);
+    assert_all_read_only(&[
+        "git log -pw -- README.md",
+        "git log --stat -- .env",
+        "git log --oneline -- .env",
+        "git diff-tree -r --name-only HEAD -- .env",
+    ]);
+}
+
 #[test]
 fn a_dry_run_downgrades_only_where_the_tool_has_one() {
     let cmds: Vec<String> = DRY_RUNS.iter().map(|s| (*s).to_owned()).collect();
