@@ -118,6 +118,10 @@ const OPTIONS: &[(&str, &str, &str, &str)] = &[
 const SPELLED: &[&str] = &[
     "docker compose logs -tf --frobnicate web",
     "docker image ls -aq --frobnicate",
+    // The whole image configuration: its baked-in environment (`ENV API_KEY=…`).
+    "docker image inspect nginx",
+    "docker image inspect --format '{{json .Config.Env}}' app",
+    "podman image inspect app",
     "kubectl apply -f x.yaml --edit --dry-run=client",
     "kubectl create -f x.yaml --dry-run=client --frobnicate",
     "kubectl set env deploy/api --list --resolve --dry-run=client",
@@ -346,6 +350,7 @@ fn everyday_read_only_uses_stay_read_only() {
         "docker events --since 1h --until now --filter event=die",
         "docker image ls --filter dangling=true -q",
         "docker image history --no-trunc nginx",
+        "docker image inspect --format '{{.Created}}' nginx",
         "docker network inspect proxy -f '{{range .Containers}}{{.Name}} {{end}}'",
         "docker volume ls -qf dangling=true",
         "docker system df -v",
