@@ -1235,6 +1235,26 @@ fn git_repo_dir(e: &Engine<'_>, p: &Parsed<'_>) -> Option<Option<String>> {
 /// that file in the repository, and a whole-history dump of a repository that keeps
 /// secrets (etckeeper's `/etc`) asks.
 fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    // Parsed options (specs/vcs.toml ids) that print file contents, however spelled:
+    // bundled (`-pw`), abbreviated or implied (`--binary`, `--dd`, `--color-words`).
+    const PATCH_IDS: &[&str] = &[
+        "--patch",
+        "--unified",
+        "--word-diff",
+        "--word-diff-regex",
+        "--color-words",
+        "-S",
+        "-G",
+        "-L",
+        "--patch-with-stat",
+        "--patch-with-raw",
+        "--binary",
+        "--dd",
+        "--cc",
+        "--remerge-diff",
+        "--check",
+        "--function-context",
+    ];
     let Some(&sw) = p.sub_words.first() else {
         return;
     };
@@ -1256,7 +1276,7 @@ fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 // `git log -L 1,5:file` prints the lines' history.
                 || l.starts_with("-L")
         })
-    });
+    }) || PATCH_IDS.iter().any(|id| p.has(id));
     let no_content = !patch
         && [
             "-s",

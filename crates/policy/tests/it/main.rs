@@ -14,6 +14,7 @@ mod metamorphic;
 mod props;
 mod sandbox;
 mod specs;
+mod strict_a;
 mod strict_b;
 mod strict_e;
 mod targets;
