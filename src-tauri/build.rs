@@ -7,6 +7,8 @@ const COMMANDS: &[&str] = &[
     "create_session",
     "session_view",
     "send_message",
+    "retry_turn",
+    "reconnect_session",
     "approve_plan",
     "approve_execution",
     "deny_execution",

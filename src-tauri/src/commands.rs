@@ -23,6 +23,8 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         create_session,
         session_view,
         send_message,
+        retry_turn,
+        reconnect_session,
         approve_plan,
         approve_execution,
         deny_execution,
@@ -111,7 +113,8 @@ async fn session_view(state: State<'_, AppState>, id: i64) -> Result<SessionView
         .map_err(|e| convert::agent_error(&e))
 }
 
-/// Starts the turn and returns the session id at once; the turn streams as events.
+/// Starts the turn and returns the session id at once; the turn streams as events. The agent
+/// validates, creates or reopens the session and refuses a busy one before this returns.
 #[tauri::command]
 async fn send_message(
     state: State<'_, AppState>,
@@ -119,31 +122,35 @@ async fn send_message(
     text: String,
 ) -> Result<i64, IpcError> {
     let agent = state.agent()?;
-    let text = text.trim().to_owned();
-    if text.is_empty() {
-        return Err(IpcError::new(
-            ErrorCode::AgentEmptyMessage,
-            "The message is empty.",
-        ));
-    }
-    let session = match session_id {
-        Some(id) => id,
-        None => {
-            let title = nomos_agent::title_from(&text);
-            with_store(&state, move |store| {
-                store.create_session(NewSession { title, goal: None })
-            })
-            .await?
-            .id
-        }
-    };
+    agent
+        .submit(session_id, &text)
+        .await
+        .map_err(|e| convert::agent_error(&e))
+}
+
+/// The Retry of a failed turn: the same transcript goes to the model again; the operator's
+/// message is not sent a second time.
+#[tauri::command]
+async fn retry_turn(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
+    let agent = state.agent()?;
+    agent
+        .retry_turn(session_id)
+        .await
+        .map_err(|e| convert::agent_error(&e))
+}
+
+/// The window came back to a session whose work was cut (a restart, a crash): it resumes
+/// unless it is finished, paused by the operator or busy (I12). Returns at once; the
+/// resumed turn streams as events.
+#[tauri::command]
+async fn reconnect_session(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
+    let agent = state.agent()?;
     tauri::async_runtime::spawn(async move {
-        if let Err(e) = agent.send(Some(session), &text).await {
-            // The turn never started (busy, too long): the UI hears it as an error event.
-            agent_error_event(&agent, session, &e);
+        if let Err(e) = agent.reconnect(session_id).await {
+            agent_error_event(&agent, session_id, &e);
         }
     });
-    Ok(session)
+    Ok(())
 }
 
 fn agent_error_event(agent: &nomos_agent::Agent, session: i64, e: &nomos_agent::AgentError) {

@@ -23,6 +23,9 @@ pub enum AgentError {
     NothingToApprove(i64),
     #[error("Execution {0} is not waiting for approval.")]
     NotAwaitingApproval(i64),
+    /// Retry on a session whose task is finished: a new message reopens it instead.
+    #[error("Session {0} is finished; send a message to reopen it instead of retrying.")]
+    NothingToRetry(i64),
     /// I22: the exact text that was classified and approved is not held any more (Nomos
     /// restarted); the stored copy is a redacted display copy and never runs.
     #[error(
@@ -64,6 +67,7 @@ impl AgentError {
             Self::Busy(_) | Self::BusyElsewhere { .. } => "agent.busy",
             Self::NothingToApprove(_) => "agent.nothing_to_approve",
             Self::NotAwaitingApproval(_) => "agent.not_awaiting_approval",
+            Self::NothingToRetry(_) => "agent.nothing_to_retry",
             Self::ExactCommandUnavailable(_) => "agent.exact_command_unavailable",
             Self::StalePlan { .. } => "agent.stale_plan",
             Self::StaleExecution(_) => "agent.stale_execution",
@@ -81,6 +85,7 @@ impl AgentError {
             Self::EmptyMessage
             | Self::MessageTooLong { .. }
             | Self::NothingToApprove(_)
+            | Self::NothingToRetry(_)
             | Self::NotAwaitingApproval(_)
             | Self::ExactCommandUnavailable(_)
             | Self::StalePlan { .. }

@@ -152,6 +152,34 @@ impl Agent {
         turn::operator_message(self, session, text).await
     }
 
+    /// The operator's chat message, for faces that stream: everything that can refuse it
+    /// (empty, too long, busy) is checked and the session created or reopened before this
+    /// returns; the turn itself then runs detached and is heard as events.
+    pub async fn submit(
+        &self,
+        session: Option<SessionId>,
+        text: &str,
+    ) -> Result<SessionId, AgentError> {
+        let accepted = turn::accept_message(self, session, text).await?;
+        Ok(self.detach(accepted))
+    }
+
+    /// The operator's Retry after a failed turn: the turn runs again on the same transcript,
+    /// detached, without adding the operator's message a second time. Refused for a finished
+    /// session (a new message reopens it).
+    pub async fn retry_turn(&self, session: SessionId) -> Result<(), AgentError> {
+        let accepted = turn::accept_retry(self, session).await?;
+        self.detach(accepted);
+        Ok(())
+    }
+
+    fn detach(&self, accepted: turn::Accepted) -> SessionId {
+        let session = accepted.session;
+        let agent = self.clone();
+        tokio::spawn(async move { accepted.run(&agent).await });
+        session
+    }
+
     /// The operator pressed Approve on the plan generation they saw: opens the approval window
     /// and advances. Refused with [`AgentError::StalePlan`] when that generation is no longer
     /// the plan in flight (completed, re-proposed or reopened since).

@@ -66,11 +66,40 @@ fn is_state_complaint(text: &str) -> bool {
     mentions_view && says_mismatch
 }
 
+/// The operator's message, taken: its session and the turn it starts, not yet run.
+pub(crate) struct Accepted {
+    pub session: SessionId,
+    permit: TurnPermit,
+    flags: TurnFlags,
+}
+
+impl Accepted {
+    /// Runs the turn to its end.
+    pub async fn run(self, agent: &Agent) {
+        run_turn(agent, self.session, self.permit, self.flags).await;
+    }
+}
+
+/// The whole turn for an operator message, awaited (the CLI and tests).
 pub(crate) async fn operator_message(
     agent: &Agent,
     session: Option<SessionId>,
     text: &str,
 ) -> Result<SessionId, AgentError> {
+    let accepted = accept_message(agent, session, text).await?;
+    let session = accepted.session;
+    accepted.run(agent).await;
+    Ok(session)
+}
+
+/// Validates the message, creates or reopens the session, records the message and what it
+/// means (approval, decline, complaint), and takes the session's turn permit. Everything
+/// that can refuse the message happens here, before any turn starts.
+pub(crate) async fn accept_message(
+    agent: &Agent,
+    session: Option<SessionId>,
+    text: &str,
+) -> Result<Accepted, AgentError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(AgentError::EmptyMessage);
@@ -160,9 +189,37 @@ pub(crate) async fn operator_message(
     }
     // I14: results that finished while the session was paused reach the model with this turn.
     crate::worker::deliver_pending_as_note(agent, session)?;
+    Ok(Accepted {
+        session,
+        permit,
+        flags,
+    })
+}
 
-    run_turn(agent, session, permit, flags).await;
-    Ok(session)
+/// The operator's Retry after a turn failed: the same transcript goes to the model again. No
+/// message is added (the operator's last one is still the question), so a retry never
+/// duplicates it.
+pub(crate) async fn accept_retry(
+    agent: &Agent,
+    session: SessionId,
+) -> Result<Accepted, AgentError> {
+    let store = &agent.inner.store;
+    let permit = agent
+        .inner
+        .gates
+        .acquire(store, session, agent.inner.config.gate_wait)
+        .await?;
+    if store.get_session(session)?.status.is_terminal() {
+        return Err(AgentError::NothingToRetry(session));
+    }
+    // I21: asking again is the operator speaking: a pause their Stop started ends.
+    store.unpause_session(session)?;
+    crate::worker::deliver_pending_as_note(agent, session)?;
+    Ok(Accepted {
+        session,
+        permit,
+        flags: TurnFlags::default(),
+    })
 }
 
 /// How long an approval window stays open (I23).

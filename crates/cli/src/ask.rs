@@ -226,8 +226,64 @@ fn task_text(arg: &str, input: &mut dyn std::io::Read) -> Result<String, CliErro
 async fn ask(args: AskArgs) -> Result<(), CliError> {
     let task = task_text(&args.task, &mut std::io::stdin().lock())?;
     let agent = open_agent().await?;
+    follow(agent, args.json, args.approve_plan, |agent| async move {
+        agent.send(args.session, &task).await.map_err(core)
+    })
+    .await
+}
+
+/// `nomos resume`: arguments.
+#[derive(Debug, clap::Args)]
+pub struct ResumeArgs {
+    /// The session whose work was cut (Nomos closed or crashed mid-task).
+    session: i64,
+    /// Print every agent event as one JSON object per line.
+    #[arg(long)]
+    json: bool,
+    /// Approve the plan without asking (see `nomos ask --approve-plan`).
+    #[arg(long)]
+    approve_plan: bool,
+}
+
+/// Resumes a session whose work was in flight (I12), the way the desktop does when it shows
+/// that session again: a finished, paused or busy session is left as it is.
+pub fn resume(args: ResumeArgs) -> Result<(), CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let agent = open_agent().await?;
+        let session = args.session;
+        follow(agent, args.json, args.approve_plan, |agent| async move {
+            let resumed = agent.reconnect(session).await.map_err(core)?;
+            if !resumed {
+                eprintln!(
+                    "Session {session} has no work to resume (finished, paused by Stop, idle or busy elsewhere)."
+                );
+            }
+            Ok(session)
+        })
+        .await
+    })
+}
+
+fn core(e: nomos_agent::AgentError) -> CliError {
+    CliError::Core(e.code(), e.to_string())
+}
+
+/// Starts the session's turn with `start`, prints its events, asks the operator at the
+/// terminal for each approval, and returns when the session settles.
+async fn follow<F, Fut>(
+    agent: Agent,
+    json: bool,
+    approve_plan: bool,
+    start: F,
+) -> Result<(), CliError>
+where
+    F: FnOnce(Agent) -> Fut,
+    Fut: std::future::Future<Output = Result<i64, CliError>>,
+{
     let mut events = agent.subscribe();
-    let json = args.json;
     let printer = tokio::spawn(async move {
         while let Some(event) = events.recv().await {
             print_event(&event, json);
@@ -235,9 +291,8 @@ async fn ask(args: AskArgs) -> Result<(), CliError> {
     });
     let stop = tokio_util::sync::CancellationToken::new();
     let worker = agent.spawn_workers(stop.clone());
-    let core = |e: nomos_agent::AgentError| CliError::Core(e.code(), e.to_string());
 
-    let session = agent.send(args.session, &task).await.map_err(core)?;
+    let session = start(agent.clone()).await?;
     let outcome = loop {
         wait_settled(&agent, session).await?;
         let view = agent.session_view(session).map_err(core)?;
@@ -259,7 +314,7 @@ async fn ask(args: AskArgs) -> Result<(), CliError> {
         if agent.has_plan_awaiting_approval(session).map_err(core)? {
             // The generation shown is the one approved; a plan changed meanwhile is refused.
             let generation = view.plan.iter().map(|s| s.generation).max().unwrap_or(0);
-            if args.approve_plan || confirm(format!("Approve plan v{generation}?")).await {
+            if approve_plan || confirm(format!("Approve plan v{generation}?")).await {
                 agent
                     .approve_plan(session, generation)
                     .await

@@ -31,6 +31,8 @@ enum Command {
     Auth(auth::AuthArgs),
     /// Give the agent a task; approvals are asked at the terminal.
     Ask(ask::AskArgs),
+    /// Resume a session whose work was cut (Nomos closed or crashed mid-task).
+    Resume(ask::ResumeArgs),
     /// Inspect the shell-command policy classifier.
     Policy(policy::PolicyArgs),
     /// Run golden conversations (evals/*.yaml) against a scripted or a live model.
@@ -43,6 +45,7 @@ enum Command {
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Ask(args) => ask::run(args),
+        Command::Resume(args) => ask::resume(args),
         Command::Auth(args) => auth::run(args),
         Command::Policy(args) => policy::run(args),
         Command::Eval(args) => eval::run(args),

@@ -52,6 +52,7 @@ error_codes! {
     AgentMessageTooLong = "agent.message_too_long" => false;
     AgentNotAwaitingApproval = "agent.not_awaiting_approval" => false;
     AgentNothingToApprove = "agent.nothing_to_approve" => false;
+    AgentNothingToRetry = "agent.nothing_to_retry" => false;
     AgentPoisoned = "agent.poisoned" => false;
     AgentRunaway = "agent.runaway" => false;
     AgentStaleExecution = "agent.stale_execution" => false;

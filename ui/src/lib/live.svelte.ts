@@ -47,9 +47,27 @@ class LiveSession {
     try {
       const view = await ipc.sessionView(id);
       if (this.id === id) this.view = view;
+      this.#reconnect(view);
     } catch (reason) {
       if (this.id === id) this.loadError = toNomosError(reason);
     }
+  }
+
+  /** Sessions this window has already offered to resume since it started. */
+  #reconnected = new Set<number>();
+
+  /**
+   * I12: the first time this window shows a session whose work was in flight (the app
+   * restarted or crashed mid-task), the agent resumes it; it declines a paused, busy or
+   * finished one. Once per session per start, so browsing never nudges the model.
+   */
+  #reconnect(view: SessionView) {
+    const id = view.session.id;
+    if (this.#reconnected.has(id) || view.session.status !== 'executing') return;
+    this.#reconnected.add(id);
+    ipc.reconnectSession(id).catch((reason) => {
+      if (this.id === id) this.loadError = toNomosError(reason);
+    });
   }
 
   async reload() {

@@ -3,6 +3,7 @@ import type { AgentEvent, SessionView } from './ipc';
 
 // Per test: how the shell answers `session_view` (by default at once, with `view`).
 let sessionView: (id: number) => Promise<SessionView> = async () => structuredClone(view);
+const reconnected: number[] = [];
 vi.mock('./ipc', async (importOriginal) => {
   const actual = await importOriginal<typeof import('./ipc')>();
   return {
@@ -10,6 +11,9 @@ vi.mock('./ipc', async (importOriginal) => {
     ipc: {
       ...actual.ipc,
       sessionView: (id: number): Promise<SessionView> => sessionView(id),
+      reconnectSession: async (id: number) => {
+        reconnected.push(id);
+      },
       listSessions: async () => [],
     },
   };
@@ -38,6 +42,19 @@ describe('live session', () => {
   beforeEach(async () => {
     sessionView = async () => structuredClone(view);
     await live.open(7);
+  });
+
+  it('offers to resume a session whose work was in flight once per start, and no other', async () => {
+    const at = (id: number, status: SessionView['session']['status']) => ({
+      ...structuredClone(view),
+      session: { ...view.session, id, status },
+    });
+    sessionView = async (id) => at(id, id === 21 ? 'executing' : 'done');
+    reconnected.length = 0;
+    await live.open(21);
+    await live.open(22);
+    await live.open(21);
+    expect(reconnected).toEqual([21]);
   });
 
   it('a late reload of the session the operator left does not replace the open one', async () => {

@@ -13,4 +13,5 @@ mod gates;
 mod invariants;
 mod owners;
 mod stop;
+mod submit;
 mod windows;

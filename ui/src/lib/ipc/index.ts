@@ -122,6 +122,10 @@ export const ipc = {
   sessionView: (id: number) => call<SessionView>('session_view', { id }),
   /** Starts a turn; resolves with the session id at once, the turn streams as events. */
   sendMessage: (sessionId: number | null, text: string) => call<number>('send_message', { sessionId, text }),
+  /** Runs a failed turn again on the same transcript; the message is not sent twice. */
+  retryTurn: (sessionId: number) => call<void>('retry_turn', { sessionId }),
+  /** Resumes a session whose work was cut (I12); the agent decides whether there is any. */
+  reconnectSession: (sessionId: number) => call<void>('reconnect_session', { sessionId }),
   /** `generation`: the plan generation the operator saw; a newer or finished plan is refused. */
   approvePlan: (sessionId: number, generation: number) =>
     call<void>('approve_plan', { sessionId, generation }),

@@ -1,0 +1,50 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `nomos resume` reaches the agent's reconnect (I12) from the terminal: the real binary on
+//! a real store on disk. No model is contacted: the sessions here have nothing to resume.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use nomos_store::{NewSession, Outcome, Store};
+
+fn nomos(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("NOMOS_DATA_DIR", home.join("data"))
+        // A model endpoint that is never called (loopback, so a key over http is allowed).
+        .env("NOMOS_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("NOMOS_LLM_MODEL", "m")
+        .env("NOMOS_LLM_API_KEY", "test-key-not-used")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn resume_leaves_a_finished_session_as_it_is_and_names_an_unknown_one() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = nomos(home.path(), &["resume", "4242"]);
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(!missing.status.success(), "{err}");
+    assert!(err.contains("store.not_found"), "{err}");
+
+    let id = {
+        let store = Store::open_in_dir(&home.path().join("data")).unwrap();
+        let s = store
+            .create_session(NewSession {
+                title: "Check disks".into(),
+                goal: None,
+            })
+            .unwrap();
+        store
+            .complete_task(s.id, Outcome::Success, "all healthy")
+            .unwrap();
+        s.id
+    };
+    let done = nomos(home.path(), &["resume", &id.to_string()]);
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{err}");
+    assert!(err.contains("no work to resume"), "{err}");
+}
