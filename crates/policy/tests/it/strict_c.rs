@@ -1,0 +1,332 @@
+//! Strict specs for coreutils and the diagnostics tools (issue 13, A3): a real option a spec
+//! does not declare asks, an option that writes, runs a program or reads another file asks,
+//! an option's value is never read as an operand, and everyday reads stay read-only.
+
+use nomos_policy::{Class, classify};
+
+use crate::families::{assert_all_ask, assert_all_read_only};
+
+/// Each option form in its spellings: `--opt=v`, `--opt v`, and the short one attached,
+/// separate and bundled behind a harmless flag (`F` is the flag, `V` the value).
+fn spellings(cmd: &str, long: &str, short: Option<char>, flag: char, value: &str) -> Vec<String> {
+    let mut v = vec![
+        cmd.replace("OPT", &format!("{long}={value}")),
+        cmd.replace("OPT", &format!("{long} {value}")),
+    ];
+    if let Some(c) = short {
+        v.push(cmd.replace("OPT", &format!("-{c} {value}")));
+        v.push(cmd.replace("OPT", &format!("-{c}{value}")));
+        v.push(cmd.replace("OPT", &format!("-{flag}{c} {value}")));
+    }
+    v
+}
+
+/// A command that must ask, in every position options may take (before and after an
+/// operand, GNU permutes them).
+fn everywhere(cmd: &str, opt: &str, operand: &str) -> Vec<String> {
+    vec![
+        format!("{cmd} {opt} {operand}"),
+        format!("{cmd} {operand} {opt}"),
+        format!("sudo {cmd} {opt} {operand}"),
+    ]
+}
+
+#[test]
+fn options_that_write_run_or_read_other_files_ask() {
+    let mut cmds = Vec::new();
+    // Writes a file.
+    cmds.extend(spellings(
+        "dmidecode OPT",
+        "--dump-bin",
+        None,
+        'q',
+        "/etc/motd",
+    ));
+    cmds.extend(spellings(
+        "shuf OPT /tmp/x",
+        "--output",
+        Some('o'),
+        'r',
+        "/etc/motd",
+    ));
+    cmds.extend(spellings(
+        "iconv -f latin1 OPT /tmp/x",
+        "--output",
+        Some('o'),
+        'c',
+        "/etc/motd",
+    ));
+    cmds.extend(spellings(
+        "blkid OPT /dev/sda1",
+        "--cache-file",
+        Some('c'),
+        'p',
+        "/etc/motd",
+    ));
+    cmds.extend(everywhere("sar", "-o /etc/motd", "1 3"));
+    // Changes state.
+    for c in [
+        "lastlog -C -u bob",
+        "lastlog --clear --user bob",
+        "lastlog -S -u bob",
+        "lastlog -u bob --set",
+        "faillog -r",
+        "faillog -u bob --reset",
+        "faillog -m 3",
+        "faillog --maximum=3 -u bob",
+        "faillog -l 60 -u bob",
+        "hostname -b",
+        "hostname -F /tmp/name",
+        "hostname --file=/tmp/name",
+        "blkid -g",
+    ] {
+        cmds.push(c.to_owned());
+    }
+    // Runs a program.
+    for c in [
+        "pidstat -e touch /tmp/x",
+        "pidstat -d -e sh -c id",
+        "ptx -G /tmp/a /tmp/b",
+        "ptx --traditional /tmp/a /tmp/b",
+    ] {
+        cmds.push(c.to_owned());
+    }
+    // Reads another file, echoed in errors or output.
+    cmds.extend(spellings(
+        "findmnt OPT",
+        "--tab-file",
+        Some('F'),
+        'n',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "lslogins OPT",
+        "--wtmp-file",
+        None,
+        'u',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "lslogins OPT",
+        "--btmp-file",
+        None,
+        'u',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "lslogins OPT",
+        "--lastlog",
+        None,
+        'u',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "last OPT",
+        "--file",
+        Some('f'),
+        'x',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "hexdump OPT /tmp/x",
+        "--format-file",
+        Some('f'),
+        'C',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "dmidecode OPT",
+        "--from-dump",
+        None,
+        'q',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "dmidecode OPT",
+        "--dev-mem",
+        Some('d'),
+        'q',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "file OPT /tmp/x",
+        "--files-from",
+        Some('f'),
+        'b',
+        "/etc/shadow",
+    ));
+    cmds.extend(spellings(
+        "du OPT",
+        "--files0-from",
+        None,
+        's',
+        "/etc/shadow",
+    ));
+    for c in [
+        "dircolors /etc/shadow",
+        "tsort /etc/shadow",
+        "cut -f1 /etc/shadow",
+        "column -t /etc/shadow",
+    ] {
+        cmds.push(c.to_owned());
+    }
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn real_options_left_undeclared_ask() {
+    // Options that exist but whose value is a file, a chroot or a server: undeclared on
+    // purpose, so they ask wherever they stand.
+    let mut cmds = Vec::new();
+    for (cmd, opt, operand) in [
+        ("lspci", "-i /etc/shadow", "-v"),
+        ("lspci", "-p /tmp/modules.alias", "-k"),
+        ("lspci", "-F /tmp/dump", "-v"),
+        ("lsof", "-D b", "-i"),
+        ("lsof", "-k /tmp/namelist", "-n"),
+        ("lsof", "-A /tmp/namelist", "-n"),
+        ("lsof", "-m /tmp/kmem", "-n"),
+        ("inxi", "-U", "-b"),
+        ("inxi", "-W berlin", "-b"),
+        ("lastlog", "-R /mnt", "-u root"),
+        ("lastlog", "--root=/mnt", "-u root"),
+        ("faillog", "-R /mnt", "-a"),
+        ("ps", "-K", "-ef"),
+        ("file", "-m /tmp/magic", "/tmp/x"),
+    ] {
+        cmds.extend(everywhere(cmd, opt, operand));
+    }
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn an_options_value_is_never_an_operand() {
+    // The value of a declared option is not a file to read: reading it as one asked for
+    // nothing (lenient specs skipped the option and kept its value as an operand).
+    assert_all_read_only(&[
+        "tac -s /etc/shadow /tmp/x",
+        "tac --separator /etc/shadow /tmp/x",
+        "nl -s /etc/shadow /tmp/x",
+        "nl --number-separator=/etc/shadow /tmp/x",
+        "cut -d /etc/shadow -f1 /tmp/x",
+        "paste -d /etc/shadow /tmp/a /tmp/b",
+        "column -s /etc/shadow -t /tmp/x",
+        "od -j /etc/shadow /tmp/x",
+        "strings -n 6 /tmp/x",
+        "base64 -w 0 /tmp/x",
+        "join -t /etc/shadow /tmp/a /tmp/b",
+    ]);
+    // The other way round: a flag is not a value-taking option, so the next word is
+    // still the file, and a secret one asks.
+    assert_all_ask(&[
+        "cat -A /etc/shadow".to_owned(),
+        "tac -b /etc/shadow".to_owned(),
+        "nl -p /etc/shadow".to_owned(),
+        "cut -s -f1 /etc/shadow".to_owned(),
+        "base64 -d /etc/shadow".to_owned(),
+        "strings -a /etc/shadow".to_owned(),
+        "od -c /etc/shadow".to_owned(),
+        "fold -s /etc/shadow".to_owned(),
+        "rev -0 /etc/shadow".to_owned(),
+        "hexdump -C /etc/shadow".to_owned(),
+        "comm -3 /tmp/a /etc/shadow".to_owned(),
+    ]);
+}
+
+#[test]
+fn modes_spelled_like_options_still_write_their_files() {
+    // `chmod -x f` is a mode: the file is still written, protected paths ask every time.
+    for c in [
+        "chmod -x /etc/cron.daily/backup",
+        "chmod -w /etc/sudoers",
+        "chmod -rwx /etc/cron.d/job",
+        "chmod -R -x /etc/systemd/system",
+        "chattr -i /etc/passwd",
+        "chattr -ia /etc/shadow",
+    ] {
+        let d = classify(c);
+        assert_eq!(
+            d.class,
+            Class::Destructive,
+            "{c}: {} {}",
+            d.rule(),
+            d.reason()
+        );
+    }
+    assert_eq!(
+        classify("chmod -x /srv/app/run.sh").class,
+        Class::ConfigMutation
+    );
+}
+
+#[test]
+fn everyday_reads_stay_read_only() {
+    assert_all_read_only(&[
+        "ls -la /etc",
+        "ls -lhS --color=never /var/log",
+        "ls -lt --time-style=long-iso /var/log | head",
+        "ls -1 --sort=size /srv",
+        "ls -laF /etc",
+        "cat -A /etc/fstab",
+        "stat -c '%a %U %G' /etc/ssh/sshd_config",
+        "stat --format=%s /var/log/syslog",
+        "du -xh --max-depth=1 / 2>/dev/null | sort -h",
+        "du -sh --exclude=*.iso /srv",
+        "du -h -d 1 /var",
+        "df -hT -x tmpfs -x devtmpfs",
+        "df --output=source,pcent /",
+        "readlink -f /usr/bin/python3",
+        "sha256sum -c SHA256SUMS --ignore-missing",
+        "file -bi /tmp/x",
+        "blkid -s UUID -o value /dev/sda1",
+        "uname -srm",
+        "id -Gn root",
+        "free -m -s 1 -c 3",
+        "vmstat -S M 1 2",
+        "lscpu --extended=CPU,MHZ",
+        "lspci -vvs 00:02.0",
+        "lspci -nnk",
+        "lsusb -v -d 1d6b:0002",
+        "lsblk -dno NAME,ROTA",
+        "findmnt -no SOURCE /",
+        "findmnt -t ext4,xfs",
+        "lslogins -o USER,LAST-LOGIN",
+        "pstree -ap 1",
+        "pgrep -u www-data -f php-fpm",
+        "pidof -s sshd",
+        "top -b -n 1 -o %MEM",
+        "top -bn1 -p 1",
+        "iostat -xz 1 2",
+        "mpstat -P ALL 1 3",
+        "sar -n DEV 1 3",
+        "pidstat -r -p 1234 1 3",
+        "last -aiF -n 5",
+        "last -20",
+        "lastlog -u root",
+        "faillog -a",
+        "iotop -b -o -n 3",
+        "lsof -nP -iTCP -sTCP:LISTEN",
+        "lsof -i :22",
+        "lsof +D /var/log",
+        "netstat -tulpn",
+        "modinfo -F version zfs",
+        "dmidecode -t memory",
+        "inxi -Fxz",
+        "mountpoint -q /mnt/backup",
+        "ps -eo pid,user,comm --sort -rss",
+        "ps --ppid 1 -o pid,cmd",
+        "ps aux --sort=-%mem",
+        "hostname -I",
+        "cut -d: -f1 /etc/passwd",
+        "tr -d '\\r' < /tmp/x",
+        "column -t -s: /etc/group",
+        "hexdump -C -n 64 /tmp/x",
+        "strings -8 /tmp/x",
+        "shuf -i 1-100 -n 1",
+        "iconv -l",
+        "seq -w 1 10",
+        "expr 1 + 2",
+        "numfmt --to=iec 1048576",
+        "sync -f /srv",
+    ]);
+}
