@@ -330,3 +330,49 @@ fn everyday_reads_stay_read_only() {
         "sync -f /srv",
     ]);
 }
+
+#[test]
+fn diagnostics_tools_ask_for_keys_configs_programs_and_undeclared_options() {
+    let mut cmds = Vec::new();
+    // TSIG keys, configuration files and log directories of DNS and NetBIOS lookups.
+    for (cmd, opt, operand) in [
+        ("kdig", "-k /etc/knot/tsig.key", "example.com"),
+        ("kdig", "-y hmac-sha256:name:c2VjcmV0", "example.com"),
+        ("kdig", "-E /etc/cron.d/x", "example.com"),
+        ("kdig", "-G /etc/shadow", "example.com"),
+        ("nmblookup", "-s /tmp/smb.conf", "nas"),
+        ("nmblookup", "--configfile=/tmp/smb.conf", "nas"),
+        ("nmblookup", "-l /tmp", "nas"),
+        ("fd", "--base-directory /etc", "x"),
+        ("fd", "--search-path /root", "x"),
+        ("fd", "-x rm", "x"),
+        ("fd", "--exec-batch=rm", "x"),
+        ("fd", "--ignore-file /etc/shadow", "x"),
+        ("readelf", "-a", "/etc/shadow"),
+        ("readelf", "--debug-file-directory=/tmp", "/usr/bin/ls"),
+        ("zramctl", "-s 4G", "/dev/zram0"),
+        ("zramctl", "--reset", "/dev/zram0"),
+        ("zramctl", "-f", "-s 1G"),
+        ("grub-editenv", "-v", "- set saved_entry=1"),
+        ("numastat", "-x", "-m"),
+        ("acpi", "-x", "-b"),
+    ] {
+        cmds.extend(everywhere(cmd, opt, operand));
+    }
+    assert_all_ask(&cmds);
+    assert_all_read_only(&[
+        "kdig -4 -p 53 @10.0.0.1 example.com +short",
+        "kdig -t MX example.com",
+        "nmblookup -B 10.0.0.255 nas",
+        "nmblookup -A 10.0.0.5",
+        "fd -d 2 -E node_modules conf /srv",
+        "fd --changed-within 1d . /var/log",
+        "fdfind -H -t f compose.yaml /opt",
+        "readelf -Ws /usr/lib/x86_64-linux-gnu/libc.so.6",
+        "readelf -p .comment /usr/bin/ls",
+        "zramctl -b -o NAME,DISKSIZE",
+        "grub-editenv - list",
+        "numastat -s0 -m",
+        "acpi -bi",
+    ]);
+}
