@@ -376,3 +376,78 @@ fn diagnostics_tools_ask_for_keys_configs_programs_and_undeclared_options() {
         "acpi -bi",
     ]);
 }
+
+#[test]
+fn small_inspection_tools_ask_for_what_reads_writes_or_runs() {
+    let mut cmds = Vec::new();
+    for (cmd, opt, operand) in [
+        // Other files printed, coders, templates and entities.
+        ("difft", "--display inline", "/etc/shadow /tmp/x"),
+        ("gron", "-m", "/root/.docker/config.json"),
+        ("gron", "-k", "https://example.com/x.json"),
+        ("shellcheck", "--rcfile /etc/shadow", "/tmp/x.sh"),
+        ("shellcheck", "-x", "/etc/shadow"),
+        ("identify", "-verbose", "msl:/tmp/x.msl"),
+        ("identify", "-ping", "@/tmp/list"),
+        ("identify", "-verbose", "/etc/shadow"),
+        ("mediainfo", "--Inform=file:///tmp/t", "a.mkv"),
+        ("mediainfo", "--LogFile=/etc/motd", "a.mkv"),
+        ("xmllint", "--noent", "/tmp/x.xml"),
+        ("xmllint", "--xinclude --format", "/tmp/x.xml"),
+        ("xmllint", "--dtdattr", "/tmp/x.xml"),
+        ("xmllint", "-o /etc/motd", "/tmp/x.xml"),
+        ("yamllint", "-c /etc/shadow", "/tmp/x.yaml"),
+        ("dpigs", "-s /etc/shadow", "-n 5"),
+        // Writes, mails, configuration that runs commands.
+        ("gdu", "-l /etc/cron.d/x", "-n /"),
+        ("gdu", "--output-file=/etc/motd", "-n /"),
+        ("gdu", "--config-file /tmp/x.yaml", "-n /"),
+        ("dstat", "--out /etc/cron.d/x", "1 5"),
+        ("sslscan", "--xml=/etc/cron.d/x", "host"),
+        ("sslscan", "--pk /root/client.key", "host"),
+        ("debsecan", "--mailto root", "--suite bookworm"),
+        ("debsecan", "--update-history", "--suite bookworm"),
+        ("deborphan", "-A", "libfoo"),
+        ("deborphan", "--del-keep", "libfoo"),
+        ("fastfetch", "-c /tmp/x.jsonc", "-l none"),
+        ("pflogsumm", "--mailq", "/var/log/mail.log"),
+        // Servers, users and credentials.
+        ("lpstat", "-h evil.example:631", "-t"),
+        ("lpstat", "-U bob", "-o"),
+        ("httping", "-U admin -P secret", "-g https://x"),
+        ("qshape", "-c /tmp/postfix", "deferred"),
+        ("sg_vpd", "--inhex=/tmp/dump", "-a"),
+        ("lsd", "--config-file /tmp/x.yaml", "/"),
+    ] {
+        cmds.extend(everywhere(cmd, opt, operand));
+    }
+    assert_all_ask(&cmds);
+    assert_all_read_only(&[
+        "eza -la --git /opt/stacks",
+        "eza -T -L 2 /etc/nginx",
+        "exa -lh --sort=size /var/log",
+        "lsd --tree --depth 2 /srv",
+        "duf -only local",
+        "duf --hide-fs tmpfs,devtmpfs",
+        "dust -d 1 /var",
+        "gdu -nps /var",
+        "gdu -n -i /proc,/sys /",
+        "dstat -tcm -D sda 1 5",
+        "dstat --top-cpu --top-mem 1 5",
+        "difft --display inline /tmp/a /tmp/b",
+        "gron /tmp/x.json",
+        "shellcheck -x -S warning /usr/local/bin/backup.sh",
+        "identify -format '%w %h' /tmp/x.png",
+        "mediainfo --Language=raw /srv/media/a.mkv",
+        "xmllint --xpath '//server/@port' /tmp/x.xml",
+        "yamllint -d relaxed -f parsable /opt/stacks",
+        "hadolint --ignore DL3008 -f json Dockerfile",
+        "lpstat -t",
+        "sslscan --no-colour --show-certificate mail.example.com:465",
+        "doggo -t AAAA example.com --short",
+        "pve8to9 --full",
+        "sg_vpd -p di /dev/sdc",
+        "tlp-stat -b",
+        "whatis -s 8 mount",
+    ]);
+}
