@@ -451,3 +451,75 @@ fn small_inspection_tools_ask_for_what_reads_writes_or_runs() {
         "whatis -s 8 mount",
     ]);
 }
+
+#[test]
+fn subcommand_tools_ask_for_options_their_subcommands_do_not_declare() {
+    let mut cmds = Vec::new();
+    for (cmd, opt, operand) in [
+        ("proxmox-backup-manager datastore list", "--frobnicate", ""),
+        ("proxmox-backup-manager task list", "--limit", ""),
+        ("proxmox-backup-manager user list", "--exec=id", ""),
+        ("amtool alert query", "--frobnicate", "alertname=x"),
+        ("amtool silence query", "--output-file=/etc/motd", "x=y"),
+        (
+            "amtool config routes test",
+            "--frobnicate",
+            "severity=critical",
+        ),
+        (
+            "promtool query instant",
+            "--header 'Authorization: Bearer x'",
+            "http://localhost:9090 up",
+        ),
+        (
+            "promtool query range",
+            "--http.config.file=/tmp/x.yml",
+            "http://localhost:9090 up",
+        ),
+        ("promtool test rules", "--junit /etc/cron.d/x", "tests.yml"),
+        (
+            "promtool check config",
+            "--frobnicate",
+            "/etc/prometheus/prometheus.yml",
+        ),
+        (
+            "promtool tsdb dump",
+            "--sandbox-dir-root /tmp/x",
+            "/var/lib/prometheus",
+        ),
+        ("influx bucket list", "--host http://evil:8086", ""),
+        ("influx bucket list", "--configs-path=/tmp/configs", ""),
+        ("influx task run list", "--frobnicate", "--task-id 1"),
+        ("influx org members list", "--frobnicate", "-n home"),
+        ("ctr images ls", "--frobnicate", ""),
+        ("ctr tasks ls", "--frobnicate", ""),
+        ("ctr namespaces ls", "--frobnicate", ""),
+        ("grafana-cli plugins ls", "--frobnicate", ""),
+    ] {
+        cmds.extend(everywhere(cmd, opt, operand));
+    }
+    // A value-taking option after the subcommand is not skipped as if it were a flag.
+    cmds.push("influx bucket list --frobnicate delete".to_owned());
+    cmds.push("ctr images ls --frobnicate rm".to_owned());
+    assert_all_ask(&cmds);
+    assert_all_read_only(&[
+        "proxmox-backup-manager datastore list --output-format json",
+        "proxmox-backup-manager task list --all --limit 20",
+        "proxmox-backup-manager user permissions backup@pbs --path /datastore/store1",
+        "proxmox-backup-manager versions --verbose",
+        "amtool alert query -s -i alertname=NodeDown",
+        "amtool alert --receiver=team-x",
+        "amtool silence query --expired -q",
+        "amtool config routes test --tree severity=critical",
+        "promtool check config --syntax-only /etc/prometheus/prometheus.yml",
+        "promtool query range --start 2024-01-01T00:00:00Z --end 2024-01-01T01:00:00Z --step 1m http://localhost:9090 up",
+        "promtool tsdb analyze --limit 10 /var/lib/prometheus",
+        "influx bucket list --json",
+        "influx bucket find -n telegraf",
+        "influx task run list --task-id 0a1b2c3d4e5f6789 --limit 5",
+        "ctr -n k8s.io images ls -q",
+        "ctr tasks metrics --format json web",
+        "ctr plugins ls -d",
+        "grafana-cli --pluginsDir /var/lib/grafana/plugins plugins ls",
+    ]);
+}
