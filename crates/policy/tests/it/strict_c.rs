@@ -597,3 +597,97 @@ fn service_and_storage_clis_ask_for_undeclared_and_dangerous_options() {
         "ipset -L -o save",
     ]);
 }
+
+#[test]
+fn network_daemon_and_firmware_clis_ask_for_undeclared_and_dangerous_options() {
+    let mut cmds = Vec::new();
+    for (cmd, opt, operand) in [
+        ("ovs-vsctl show", "--frobnicate", ""),
+        ("ovs-ofctl dump-flows", "--frobnicate", "br0"),
+        ("rndc status", "-x", ""),
+        ("monit status", "--frobnicate", ""),
+        ("tuned-adm list", "--frobnicate", ""),
+        ("powerprofilesctl list", "--frobnicate", ""),
+        ("udisksctl info", "--frobnicate", "-b /dev/sda1"),
+        ("sbctl verify", "--frobnicate", ""),
+        ("pgbackrest info", "--frobnicate", ""),
+        ("pgbackrest info", "--log-path=/etc/cron.d", ""),
+        ("patronictl list", "--frobnicate", ""),
+        ("pveproxy status", "--frobnicate", ""),
+        ("vma list", "--frobnicate", "x.vma"),
+        ("swanctl --list-sas", "--frobnicate", ""),
+        ("udevadm verify", "--frobnicate", ""),
+        ("cpupower frequency-info", "--frobnicate", ""),
+        (
+            "qemu-img info",
+            "--object secret,id=s,file=/etc/shadow",
+            "disk.qcow2",
+        ),
+        (
+            "qemu-img check",
+            "--object=secret,id=s,file=/root/key",
+            "disk.qcow2",
+        ),
+        ("qemu-img compare", "--frobnicate", "a.qcow2 b.qcow2"),
+        ("occ user:list", "--frobnicate", ""),
+        ("occ config:system:get", "--frobnicate", "overwrite.cli.url"),
+        ("ha core info", "--endpoint http://evil", ""),
+    ] {
+        cmds.extend(everywhere(cmd, opt, operand));
+    }
+    for c in [
+        // Another command after `--`, log files, daemons and interactive shells.
+        "ovs-vsctl list-br -- add-br vmbr9",
+        "ovs-vsctl show -- del-br vmbr0",
+        "ovs-vsctl --log-file=/etc/cron.d/x show",
+        "ovs-ofctl --log-file=/etc/cron.d/x show br0",
+        "monit -I",
+        "monit -d 60",
+        "patronictl -k list",
+        "zerotier-cli -D/tmp/zt listnetworks",
+        // Resolver state changes spelled like read-only commands.
+        "rndc nta example.com",
+        "rndc nta -dump -remove example.com",
+        "rndc nta -lifetime 1h example.com",
+        "rndc signing -list -clear all example.lan",
+        "rndc validation off",
+        "rndc secroots",
+        // Mutating leaves keep asking, with or without their options.
+        "ha core update --version 2024.6.0 --backup",
+        "ha network update eth0 --ipv4-method static --frobnicate",
+        "pihole allow example.com --comment x",
+        "udevadm trigger --frobnicate",
+        "udevadm control --reload-rules",
+        "cpupower frequency-set -g performance",
+        "qemu-img convert -O raw disk.qcow2 /dev/sdb",
+        "occ files:scan --all",
+        "etckeeper commit 'before upgrade'",
+    ] {
+        cmds.push(c.to_owned());
+    }
+    assert_all_ask(&cmds);
+    assert_all_read_only(&[
+        "ovs-vsctl --columns=name,ofport list Interface",
+        "ovs-ofctl -O OpenFlow13 dump-flows br0 --no-stats",
+        "rndc -s 127.0.0.1 -p 953 status",
+        "rndc nta -dump",
+        "rndc signing -list example.lan",
+        "monit -B summary",
+        "tuned-adm verify -i",
+        "udisksctl info --block-device=/dev/sda1",
+        "sbctl status --json",
+        "pgbackrest info --stanza main --output json",
+        "patronictl -c /etc/patroni/config.yml topology -f json",
+        "vma verify -v /var/lib/vz/dump/x.vma",
+        "zerotier-cli -j listnetworks",
+        "swanctl --list-sas --ike home -P",
+        "udevadm trigger -n --subsystem-match=block",
+        "cpupower frequency-info -g -m",
+        "qemu-img info -f qcow2 --backing-chain disk.qcow2",
+        "qemu-img compare -s -f qcow2 -F raw a.qcow2 b.raw",
+        "qemu-img check -U --output=json disk.qcow2",
+        "occ user:list -i --limit 10",
+        "occ config:system:get overwrite.cli.url --default-value x",
+        "ha core logs --lines 200",
+    ]);
+}
