@@ -691,3 +691,56 @@ fn network_daemon_and_firmware_clis_ask_for_undeclared_and_dangerous_options() {
         "ha core logs --lines 200",
     ]);
 }
+
+#[test]
+fn ps_values_that_send_it_back_to_bsd_parsing_ask() {
+    // When a user, group or terminal does not resolve, procps reads the whole line again as
+    // BSD options without the dashes: `ps -auxe` is `ps auxe`, `e` prints environments.
+    let mut cmds = Vec::new();
+    for (opt, value) in [
+        ("-u", "xe"),
+        ("-U", "xe"),
+        ("-g", "ae"),
+        ("-G", "xe"),
+        ("-t", "e"),
+        ("--user", "xe"),
+        ("--group", "ae"),
+    ] {
+        cmds.push(format!("ps {opt} {value}"));
+        cmds.push(format!("ps -o pid,cmd {opt} {value}"));
+        cmds.push(format!("ps -f {opt} {value}"));
+    }
+    // Attached to a cluster; BSD `U` and `t` would take the rest as their value instead.
+    for c in ["ps -auxe", "ps -axue", "ps -agxe", "ps -fue"] {
+        cmds.push(c.to_owned());
+    }
+    for c in [
+        "ps -auxe",
+        "ps -efu e",
+        "ps -ue",
+        "ps -eo pid,cmd -u postgres",
+        "ps -e -u nobody",
+        "ps -u \"$u\"",
+        "sudo ps -auxe",
+    ] {
+        cmds.push(c.to_owned());
+    }
+    assert_all_ask(&cmds);
+    assert_all_read_only(&[
+        "ps -aUxe",
+        "ps -ate",
+        "ps --user=xe",
+        "ps -u postgres",
+        "ps -fu postgres",
+        "ps -u root -e",
+        "ps -u 1000 -e",
+        "ps -aux",
+        "ps -p 1 -o comm=",
+        "ps -C sleep -o pid,etime",
+        "who am i",
+    ]);
+    assert_all_ask(&[
+        "who /etc/shadow".to_owned(),
+        "who -a /etc/shadow".to_owned(),
+    ]);
+}
