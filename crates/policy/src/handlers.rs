@@ -3126,9 +3126,52 @@ fn unit_show(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 }
 
 /// BSD-style `ps e` (`ps eww`, `ps auxe`) appends each process's environment to its
-/// command line: the credentials services were started with. The spec is lenient, so
-/// operands here include the values of options; those are skipped.
+/// command line: the credentials services were started with. BSD options are operands to
+/// the parser; words that are values of BSD options are skipped. When a UNIX option's
+/// value does not resolve (`-u xe`, no such user), procps parses the whole line again as
+/// BSD options without the dashes: `ps -auxe` is `ps auxe`.
 fn ps(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    // UNIX options whose value may fail to resolve (a user, group or terminal that does not
+    // exist) and send ps back to BSD parsing, where every word is read without its dash.
+    const MAY_FAIL: &[&str] = &[
+        "--user",
+        "--User",
+        "--group",
+        "--Group",
+        "--pid",
+        "--ppid",
+        "--quick-pid",
+        "--sid",
+        "--tty",
+    ];
+    let may_fail = p.occ.iter().any(|o| {
+        MAY_FAIL.contains(&o.opt.id.as_str())
+            && o.value
+                .literal()
+                .is_none_or(|v| v != "root" && !v.bytes().all(|c| c.is_ascii_digit() || c == b','))
+    });
+    if may_fail {
+        // As BSD letters, `e` counts until a letter that takes the rest as its value.
+        let bsd_env = |w: &Word| {
+            w.literal().is_none_or(|l| {
+                let body = l.strip_prefix('-').unwrap_or(l);
+                !body.starts_with('-')
+                    && body.bytes().all(|c| c.is_ascii_alphabetic())
+                    && body
+                        .bytes()
+                        .take_while(|c| !b"oOpUtk".contains(c))
+                        .any(|c| c == b'e')
+            })
+        };
+        if let Some(w) = words[1..].iter().find(|w| bsd_env(w)) {
+            e.add(
+                "secret.environment",
+                Class::Destructive,
+                w.span,
+                "a value ps cannot resolve makes it read the line again as BSD options, where `e` prints the environment of processes",
+            );
+        }
+    }
     const SHORT_WITH_VALUE: &[u8] = b"CGgpqstUuoOk";
     // BSD letters that take the next word (`ps axo user`, `ps p 12`).
     const BSD_WITH_VALUE: &[u8] = b"oOpUtk";

@@ -16,5 +16,6 @@ mod sandbox;
 mod specs;
 mod strict_a;
 mod strict_b;
+mod strict_c;
 mod strict_e;
 mod targets;
