@@ -60,22 +60,22 @@ fn is_delim(b: u8) -> bool {
 /// starts at one of these bytes or words, quoted or not. Most commands are far below the
 /// limit by this count and need no scan.
 pub(crate) fn cheap_bound(src: &str) -> usize {
+    // One pass over the bytes (this runs for every command and every nested text): the
+    // openers, plus every occurrence of a compound keyword, wherever it stands.
+    const KEYWORDS: [&[u8]; 6] = [b"if", b"while", b"until", b"for", b"select", b"case"];
     let b = src.as_bytes();
-    if b.windows(2).any(|w| w == b"\\\n") {
-        // A line continuation can join a keyword (`i\⏎f`): scan.
-        return usize::MAX;
-    }
-    let mut n = b
-        .iter()
-        .filter(|&&c| {
-            matches!(
-                c,
-                b'(' | b'{' | b'[' | b'`' | b'"' | b'&' | b'|' | b'!' | b'<'
-            )
-        })
-        .count();
-    for kw in ["if", "while", "until", "for", "select", "case"] {
-        n += src.matches(kw).count();
+    let mut n = 0;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            // A line continuation can join a keyword (`i\⏎f`): scan.
+            b'\\' if b.get(i + 1) == Some(&b'\n') => return usize::MAX,
+            b'(' | b'{' | b'[' | b'`' | b'"' | b'&' | b'|' | b'!' | b'<' => n += 1,
+            b'i' | b'w' | b'u' | b'f' | b's' | b'c' => {
+                let rest = &b[i..];
+                n += KEYWORDS.iter().filter(|k| rest.starts_with(k)).count();
+            }
+            _ => {}
+        }
     }
     n
 }
@@ -594,6 +594,36 @@ mod tests {
         }
         let body = format!("cat <<E\n{}\nE\n", "$(".repeat(30));
         assert!(max_depth(&body, 24) > 24);
+    }
+
+    /// The one-pass count is the count of openers plus every keyword occurrence.
+    #[test]
+    fn the_cheap_bound_counts_every_opener_and_keyword() {
+        fn reference(src: &str) -> usize {
+            let b = src.as_bytes();
+            if b.windows(2).any(|w| w == b"\\\n") {
+                return usize::MAX;
+            }
+            let openers = b.iter().filter(|c| b"({[`\"&|!<".contains(c)).count();
+            openers
+                + ["if", "while", "until", "for", "select", "case"]
+                    .iter()
+                    .map(|k| src.matches(k).count())
+                    .sum::<usize>()
+        }
+        for s in [
+            "",
+            "ls -la /etc",
+            "elif ifor forif casecase whilewhile untiluntil selectselect",
+            "if true; then for x in a; do case $x in a) ;; esac; done; fi",
+            "echo \"$(cat <(ls) | grep -c if)\" && ! [ -f x ] || { until :; do :; done; }",
+            "sudo systemctl status nginx --no-pager",
+            "x=1 \\\ny",
+            "i\\\nf",
+            "a\\b\\",
+        ] {
+            assert_eq!(super::cheap_bound(s), reference(s), "{s:?}");
+        }
     }
 
     #[test]
