@@ -14,4 +14,5 @@ mod metamorphic;
 mod props;
 mod sandbox;
 mod specs;
+mod strict_d;
 mod targets;

@@ -1,0 +1,352 @@
+//! No lenient spec (issue 13, A3) for the network, services and system tools: each tool
+//! declares its real options with their arity, so a real option that writes a file, reads
+//! one, runs a program, prints secrets or changes state asks, an undeclared one asks, and
+//! an option's value is never read as an operand or a subcommand. Everyday reads stay
+//! read-only.
+
+use crate::families::{assert_all_ask, assert_all_read_only};
+
+/// Every spelling of a long option with a value: `--opt=v`, `--opt v`.
+fn long_spellings(head: &str, opt: &str, value: &str, tail: &str) -> Vec<String> {
+    vec![
+        format!("{head} {opt}={value} {tail}"),
+        format!("{head} {opt} {value} {tail}"),
+        format!("{head} {tail} {opt} {value}"),
+    ]
+}
+
+/// Every spelling of a short option with a value: `-o v`, `-ov`, bundled after a flag
+/// the tool declares (`-no v`), and after the operands.
+fn short_spellings(head: &str, flag: char, opt: char, value: &str, tail: &str) -> Vec<String> {
+    vec![
+        format!("{head} -{opt} {value} {tail}"),
+        format!("{head} -{opt}{value} {tail}"),
+        format!("{head} -{flag}{opt} {value} {tail}"),
+        format!("{head} -{flag}{opt}{value} {tail}"),
+        format!("{head} {tail} -{opt} {value}"),
+    ]
+}
+
+/// A flag alone, bundled after a declared flag, and after the operands.
+fn flag_spellings(head: &str, flag: char, opt: char, tail: &str) -> Vec<String> {
+    vec![
+        format!("{head} -{opt} {tail}"),
+        format!("{head} -{flag}{opt} {tail}"),
+        format!("{head} -{opt}{flag} {tail}"),
+        format!("{head} {tail} -{opt}"),
+    ]
+}
+
+fn owned(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[test]
+fn network_tools_ask_for_real_options_that_read_write_or_run() {
+    let mut cmds = Vec::new();
+    // Files read (batch, key and host lists: their lines are sent or echoed).
+    cmds.extend(short_spellings("dig", '4', 'f', "/etc/shadow", "+short"));
+    cmds.extend(short_spellings(
+        "dig",
+        '4',
+        'k',
+        "/etc/bind/rndc.key",
+        "example.com",
+    ));
+    cmds.extend(short_spellings(
+        "drill",
+        'D',
+        'k',
+        "/etc/shadow",
+        "example.com",
+    ));
+    cmds.extend(short_spellings(
+        "delv",
+        '4',
+        'a',
+        "/etc/shadow",
+        "example.com",
+    ));
+    cmds.extend(long_spellings("mtr -r", "--filename", "/etc/shadow", ""));
+    cmds.extend(short_spellings("mtr", 'r', 'F', "/etc/shadow", ""));
+    cmds.extend(long_spellings("fping", "--file", "/etc/shadow", ""));
+    cmds.extend(short_spellings("fping", 'a', 'f', "/etc/shadow", ""));
+    cmds.extend(short_spellings("ssh-keyscan", 'H', 'f', "/etc/shadow", ""));
+    cmds.extend(long_spellings(
+        "nmap",
+        "--excludefile",
+        "/etc/shadow",
+        "10.0.0.0/24",
+    ));
+    cmds.extend(long_spellings(
+        "nmap",
+        "--script-args-file",
+        "/etc/shadow",
+        "10.0.0.1",
+    ));
+    cmds.extend(long_spellings(
+        "iperf3 -c 10.0.0.2",
+        "--rsa-private-key-path",
+        "/etc/shadow",
+        "",
+    ));
+    cmds.extend(long_spellings(
+        "ncat",
+        "--ssl-key",
+        "/etc/ssl/private/k.key",
+        "10.0.0.1 443",
+    ));
+    cmds.extend(short_spellings(
+        "tcpdump",
+        'n',
+        'm',
+        "/etc/shadow",
+        "-i eth0",
+    ));
+    cmds.extend(short_spellings(
+        "tshark",
+        'n',
+        'K',
+        "/etc/krb5.keytab",
+        "-i eth0",
+    ));
+    cmds.extend(long_spellings(
+        "ifquery",
+        "--interfaces",
+        "/etc/shadow",
+        "-a",
+    ));
+    cmds.extend(long_spellings("tc -s", "-cf", "/etc/shadow", "qdisc"));
+    // Files written.
+    cmds.extend(short_spellings(
+        "drill",
+        'D',
+        'w',
+        "/etc/cron.d/x",
+        "example.com",
+    ));
+    cmds.extend(short_spellings(
+        "tshark",
+        'n',
+        'w',
+        "/etc/cron.d/x",
+        "-i eth0",
+    ));
+    cmds.extend(long_spellings(
+        "tshark -r c.pcap",
+        "--export-objects",
+        "http,/etc/cron.d",
+        "",
+    ));
+    cmds.extend(short_spellings(
+        "nc",
+        'v',
+        'x',
+        "/root/.bashrc",
+        "10.0.0.1 80",
+    ));
+    cmds.extend(long_spellings(
+        "dhclient -v",
+        "-lf",
+        "/etc/cron.d/x",
+        "eth0",
+    ));
+    cmds.extend(owned(&[
+        "ethtool -w eth0 data /etc/cron.d/x",
+        "ethtool --get-dump eth0 data /etc/cron.d/x",
+        "tailscale metrics write /etc/cron.d/x",
+        "openssl rand -writerand /etc/cron.d/x 16",
+        "openssl x509 -in c.pem -CAserial /etc/cron.d/x -noout",
+        "openssl dgst -sha256 -out /etc/cron.d/x f",
+        "openssl asn1parse -in c.der -out /etc/cron.d/x",
+    ]));
+    // Gratuitous ARP rewrites other hosts' caches.
+    cmds.extend(flag_spellings("arping -c 1 -I eth0", 'q', 'U', "10.0.0.1"));
+    cmds.extend(flag_spellings("arping -c 1 -I eth0", 'q', 'A', "10.0.0.1"));
+    // Programs and modules run, secrets printed, state changed.
+    cmds.extend(owned(&[
+        "ethtool -d eth0 file /etc/shadow raw on",
+        "ethtool --register-dump eth0 file /etc/shadow",
+        "ethtool -t eth0 offline",
+        "tc exec bpf import /tmp/s run sh",
+        "tc -b /tmp/cmds",
+        "tc -batch /tmp/cmds",
+        "bridge -b /tmp/cmds",
+        "tailscale status --web",
+        "tailscale status --web=true --listen=0.0.0.0:80",
+        "tailscale --socket=/tmp/s status",
+        "tshark -r c.pcap -x",
+        "tshark -r c.pcap -V",
+        "tshark -r c.pcap -q -z follow,tcp,ascii,0",
+        "tshark -r c.pcap -o tls.keylog_file:/tmp/k",
+        "tshark -r c.pcap -X lua_script:/tmp/x.lua",
+        "dig -y hmac-sha256:name:c2VjcmV0 example.com",
+        "drill -y name:c2VjcmV0 example.com",
+        "nc -P user -x proxy:3128 10.0.0.1 80",
+        "ncat --proxy-auth user:pass --proxy p:3128 10.0.0.1 80",
+        "ssh-keygen -l -f k.pub -D /tmp/x.so",
+        "ssh-keygen -lw /tmp/x.so -f k.pub",
+        "ssh-add -l -s /tmp/x.so",
+        "dhclient -sf /tmp/x eth0",
+        "ifup -i /tmp/interfaces -a",
+        "openssl",
+        "echo 'enc -out /etc/cron.d/x' | openssl",
+        "openssl enc -salt -in /etc/shadow -a",
+        "openssl base64 -salt -in /etc/shadow",
+        "openssl storeutl -keys /etc/ssl/private/x.key",
+        "openssl x509 -in c.pem -noout -engine /tmp/e.so",
+        "openssl s_client -connect x:443 -psk 00ff",
+    ]));
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn network_tools_ask_for_options_they_do_not_declare() {
+    let mut cmds = Vec::new();
+    for (head, tail) in [
+        ("ss", "-tn"),
+        ("iptables", "-L -n"),
+        ("iptables-save", "-t nat"),
+        ("dig", "example.com"),
+        ("ping", "-c 3 10.0.0.1"),
+        ("traceroute", "-n 1.1.1.1"),
+        ("mtr", "-rw 1.1.1.1"),
+        ("host", "example.com"),
+        ("whois", "example.com"),
+        ("nmap", "-sn 10.0.0.0/24"),
+        ("nc", "-zv 10.0.0.1 22"),
+        ("tcpdump", "-ni eth0"),
+        ("tshark", "-i eth0 -c 5"),
+        ("ethtool", "-S eth0"),
+        ("route", "-n"),
+        ("arp", "-n"),
+        ("iw", "dev"),
+        ("tc", "qdisc show"),
+        ("wg", "show wg0"),
+        ("tailscale", "status"),
+        ("tailscale ping", "-c 3 nas"),
+        ("openssl x509", "-in c.pem -noout"),
+        ("openssl s_client", "-connect x:443"),
+        ("ssh-keyscan", "github.com"),
+        ("ifquery", "-a"),
+        ("netplan get", "ethernets"),
+    ] {
+        // `-j` is a real option of some of these tools elsewhere, never here.
+        for opt in ["--frobnicate", "--frobnicate=1", "--frobnicate x"] {
+            cmds.push(format!("{head} {opt} {tail}"));
+        }
+    }
+    // Real options of these tools that this classifier does not model: they ask.
+    cmds.extend(owned(&[
+        "ping -c 3 --ttl 5 10.0.0.1",
+        "traceroute --module=tcpconn 1.1.1.1",
+        "traceroute -O info 1.1.1.1",
+        "host -A example.com --bogus",
+        "nmap -oX- 10.0.0.1",
+        "route -n -x",
+        "iptables -L --tcp-flags SYN,ACK SYN",
+        "tcpdump -E esp:secret -i eth0",
+    ]));
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn network_option_values_are_never_operands_or_subcommands() {
+    // A value that looks like a subcommand or a file is the option's value.
+    assert_all_read_only(&[
+        "tailscale ping -c 3 status",
+        "tc -netns blue qdisc show",
+        "bridge -n blue fdb show",
+        "ss -N blue -tln",
+        "dig -t TXT -p 53 @10.0.0.1 example.com",
+        "nmap -p 22 -e eth0 10.0.0.1",
+        "mtr -o LSD -c 5 -r 1.1.1.1",
+        "ifquery -X lo -a",
+    ]);
+    // A flag never takes the next word: the word after it stays an operand.
+    assert_all_ask(&owned(&[
+        "tc -s add qdisc dev eth0 root netem delay 100ms",
+        "bridge -d vlan add dev eth1 vid 20",
+        "tailscale --socket /tmp/s status",
+        "openssl enc -salt -in /etc/shadow",
+        "openssl base64 -a -in /etc/shadow",
+    ]));
+}
+
+#[test]
+fn everyday_network_reads_stay_read_only() {
+    assert_all_read_only(&[
+        "ss -tlnp",
+        "ss -H -o state time-wait",
+        "ss -A tcp,udp -n",
+        "ss --family=inet6 -l",
+        "iptables -L -n -v --line-numbers",
+        "iptables -w 5 -t nat -L POSTROUTING -n -v",
+        "ip6tables -S INPUT",
+        "iptables -C INPUT -p tcp --dport 22 -j ACCEPT",
+        "iptables-save -t nat -c",
+        "dig -t AAAA example.com +short",
+        "dig -x 1.1.1.1 @1.1.1.1",
+        "delv @1.1.1.1 -t MX example.com",
+        "drill -T example.com",
+        "ping -c 3 -M do -s 1472 192.168.1.1",
+        "ping -qc1 -W1 nas.lan",
+        "ping6 -c 2 -I eth0 fe80::1",
+        "traceroute -n -w 2 -q 1 8.8.8.8",
+        "traceroute -T -p 443 -m 20 example.com",
+        "tracepath -n -m 20 nas.lan",
+        "mtr -rwc 10 1.1.1.1",
+        "mtr --report --tcp --port 443 -c 20 github.com",
+        "nslookup -type=mx example.com 1.1.1.1",
+        "host -t mx -W 2 example.com",
+        "whois -h whois.ripe.net 203.0.113.45",
+        "arping -c 3 -I vmbr0 192.168.1.50",
+        "fping -a -g 192.168.1.0/24",
+        "speedtest-cli --simple",
+        "speedtest -f json",
+        "ipcalc 192.168.1.0/24",
+        "nmap -sV --top-ports 100 nas.lan",
+        "nmap -Pn -T4 -p 22,443 10.0.0.5",
+        "iperf3 -c 192.168.1.20 -R -t 10 -P 4",
+        "nc -zv -w 2 192.168.1.20 22",
+        "nc -zvu 192.168.1.53 53",
+        "tcpdump -nni any -c 30 port 443",
+        "tcpdump -i eth0 -vv -c 10 -s 0 host 10.0.0.2",
+        "tshark -i eth0 -c 20 -f 'tcp port 443'",
+        "tshark -r /tmp/capture.pcap -Y dns -T fields -e dns.qry.name",
+        "ethtool -S eth0",
+        "ethtool -k eth0",
+        "ethtool --json -i eth0",
+        "ifconfig -a",
+        "route -n",
+        "arp -an",
+        "iw dev wlan0 link",
+        "brctl show",
+        "bridge -d link show",
+        "tc -s -d qdisc show dev eth0",
+        "wg show wg0 latest-handshakes",
+        "tailscale status --json",
+        "tailscale status --peers=false",
+        "tailscale ping -c 3 nas",
+        "tailscale ip -4",
+        "tailscale netcheck --format=json",
+        "tailscale metrics print",
+        "openssl x509 -in /etc/pve/local/pve-ssl.pem -noout -subject -issuer -dates",
+        "openssl x509 -checkend 604800 -noout -in cert.pem",
+        "openssl s_client -connect mail.example.com:587 -starttls smtp -brief",
+        "openssl verify -CAfile ca.pem cert.pem",
+        "openssl req -in server.csr -noout -text",
+        "openssl crl -in crl.pem -noout -text",
+        "openssl rand -base64 32",
+        "openssl ciphers -v 'HIGH:!aNULL'",
+        "openssl passwd -6 -salt abc x",
+        "openssl dgst -sha256 /etc/hosts",
+        "openssl base64 -d -in msg.b64",
+        "ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub",
+        "ssh-keygen -l -E md5 -f key.pub",
+        "ssh-keyscan -t ed25519 -p 2222 pve2",
+        "ifquery --check -a",
+        "netplan get ethernets",
+        "netplan status --all",
+    ]);
+}
