@@ -350,3 +350,188 @@ fn everyday_network_reads_stay_read_only() {
         "netplan status --all",
     ]);
 }
+
+#[test]
+fn system_tools_ask_for_real_options_that_read_write_or_run() {
+    let mut cmds = Vec::new();
+    cmds.extend(long_spellings("logger -t x", "--file", "/etc/shadow", ""));
+    cmds.extend(short_spellings(
+        "logger",
+        's',
+        'f',
+        "/etc/shadow",
+        "-n 203.0.113.9",
+    ));
+    cmds.extend(long_spellings(
+        "coredumpctl info",
+        "--debugger",
+        "/tmp/x",
+        "nginx",
+    ));
+    cmds.extend(long_spellings(
+        "coredumpctl list",
+        "--output",
+        "/etc/cron.d/x",
+        "",
+    ));
+    cmds.extend(long_spellings(
+        "busctl",
+        "--address",
+        "unix:path=/tmp/s",
+        "list",
+    ));
+    cmds.extend(long_spellings(
+        "modprobe -n",
+        "--config",
+        "/tmp/x.conf",
+        "zfs",
+    ));
+    cmds.extend(short_spellings("modprobe", 'n', 'd', "/tmp/mods", "zfs"));
+    cmds.extend(long_spellings(
+        "lsinitrd",
+        "--file",
+        "etc/crypttab",
+        "/boot/initrd.img",
+    ));
+    cmds.extend(short_spellings("ldconfig", 'p', 'C', "/etc/cron.d/x", ""));
+    cmds.extend(long_spellings(
+        "update-alternatives --display x",
+        "--log",
+        "/etc/cron.d/x",
+        "",
+    ));
+    cmds.extend(short_spellings("needrestart", 'b', 'c', "/tmp/x.conf", ""));
+    cmds.extend(long_spellings(
+        "sntp",
+        "--kod",
+        "/etc/cron.d/x",
+        "pool.ntp.org",
+    ));
+    cmds.extend(long_spellings(
+        "checkrestart",
+        "--blacklist",
+        "/etc/shadow",
+        "",
+    ));
+    cmds.extend(owned(&[
+        "mount -a",
+        "mount --bind /etc /mnt/x",
+        "mount -T /tmp/fstab -a",
+        "mount --make-rshared /",
+        "swapon -a",
+        "swapon -T /tmp/fstab -a",
+        "sntp -S pool.ntp.org",
+        "sntp --slew pool.ntp.org",
+        "lsinitrd --unpack /boot/initramfs.img",
+        "at -c 5",
+        "at -r 5",
+        "reboot -k",
+        "poweroff --show",
+        "halt -k",
+        "busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager PowerOff b false",
+        "bootctl set-default x.conf",
+        "machinectl shell web",
+        "coredumpctl gdb nginx",
+        "systemd-resolve --flush-caches",
+        "nginx -t -g 'load_module /tmp/x.so;'",
+        "apache2ctl -t -R /tmp/mods",
+        "apache2ctl -X",
+    ]));
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn system_tools_ask_for_options_they_do_not_declare() {
+    let mut cmds = Vec::new();
+    for (head, tail) in [
+        ("loginctl", "list-sessions"),
+        ("hostnamectl", "status"),
+        ("timedatectl", "status"),
+        ("localectl", "status"),
+        ("networkctl", "status eth0"),
+        ("resolvectl", "query example.com"),
+        ("systemd-cgls", "-u docker.service"),
+        ("systemd-cgtop", "-b -n 1"),
+        ("systemd-delta", ""),
+        ("systemd-detect-virt", ""),
+        ("busctl", "list"),
+        ("coredumpctl", "list"),
+        ("bootctl", "status"),
+        ("machinectl", "list"),
+        ("systemd-analyze", "blame"),
+        ("atq", ""),
+        ("shutdown", "-k now"),
+        ("mount", "-l"),
+        ("swapon", "--show"),
+        ("lsinitramfs", "/boot/initrd.img"),
+        ("update-alternatives", "--display editor"),
+        ("getent", "hosts example.com"),
+        ("needrestart", "-b"),
+        ("checkrestart", ""),
+        ("chronyc", "tracking"),
+        ("nginx", "-t"),
+        ("apache2ctl", "-S"),
+        ("modprobe", "-c"),
+        ("ldconfig", "-p"),
+        ("ntpdate", "-q pool.ntp.org"),
+    ] {
+        for opt in ["--frobnicate", "--frobnicate=1", "--frobnicate x", "-% x"] {
+            cmds.push(format!("{head} {opt} {tail}"));
+        }
+    }
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn everyday_system_reads_stay_read_only() {
+    assert_all_read_only(&[
+        "loginctl",
+        "loginctl list-sessions --no-legend",
+        "loginctl show-session 3 -p Name --value",
+        "hostnamectl",
+        "hostnamectl status --json=short",
+        "timedatectl show-timesync --all",
+        "timedatectl show -p NTPSynchronized --value",
+        "localectl list-locales --no-pager",
+        "networkctl status -a --no-pager",
+        "networkctl list --json=short",
+        "resolvectl query -t MX example.org",
+        "resolvectl query -4 --cache=no nas.lan",
+        "resolvectl status --no-pager",
+        "systemd-resolve --status",
+        "systemd-cgls --no-pager -u docker.service",
+        "systemd-cgtop -b -n 2 -d 1 --order=memory",
+        "systemd-delta --type=overridden",
+        "systemd-detect-virt -c",
+        "busctl list --no-pager",
+        "busctl tree org.freedesktop.login1",
+        "coredumpctl list --since=today -r",
+        "coredumpctl info jellyfin",
+        "bootctl status",
+        "machinectl list",
+        "systemd-analyze calendar --iterations=5 'Mon..Fri 01:00'",
+        "systemd-analyze critical-chain --fuzz=1s docker.service",
+        "systemd-analyze security --no-pager nginx.service",
+        "atq -q a",
+        "at -l",
+        "shutdown --show",
+        "mount -t nfs4 -l",
+        "swapon --show=NAME,SIZE --bytes --noheadings",
+        "lsinitramfs -l /boot/initrd.img-6.8.12-4-pve",
+        "update-alternatives --query java",
+        "getent -s files passwd root",
+        "getent ahosts nextcloud.example.com",
+        "needrestart -r l -b",
+        "checkrestart -p",
+        "chronyc -n sources -v",
+        "chronyc -c tracking",
+        "nginx -t -q",
+        "nginx -T -c /etc/nginx/nginx.conf",
+        "apache2ctl -t -D DUMP_VHOSTS",
+        "modprobe -n -v vfio-pci",
+        "modprobe --show-depends zfs",
+        "ldconfig -p",
+        "ntpdate -q -u -t 2 pool.ntp.org",
+        "sntp -t 2 pool.ntp.org",
+    ]);
+}
