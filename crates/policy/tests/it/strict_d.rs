@@ -535,3 +535,259 @@ fn everyday_system_reads_stay_read_only() {
         "sntp -t 2 pool.ntp.org",
     ]);
 }
+
+#[test]
+fn service_tools_ask_for_real_options_that_read_write_or_run() {
+    let mut cmds = Vec::new();
+    cmds.extend(long_spellings(
+        "ceph osd tree",
+        "--admin-daemon",
+        "/tmp/s",
+        "",
+    ));
+    cmds.extend(long_spellings(
+        "ceph status",
+        "--out-file",
+        "/etc/cron.d/x",
+        "",
+    ));
+    cmds.extend(long_spellings("ceph df", "--keyring", "/etc/shadow", ""));
+    cmds.extend(long_spellings(
+        "lynis show version",
+        "--plugins-dir",
+        "/tmp/p",
+        "",
+    ));
+    cmds.extend(long_spellings(
+        "celery -A app",
+        "--broker",
+        "redis://203.0.113.9",
+        "inspect active",
+    ));
+    cmds.extend(long_spellings(
+        "celery -A app",
+        "--config",
+        "evil",
+        "status",
+    ));
+    cmds.extend(long_spellings(
+        "midclt",
+        "--uri",
+        "ws://203.0.113.9/websocket",
+        "call system.info",
+    ));
+    cmds.extend(long_spellings(
+        "midclt",
+        "--password",
+        "x",
+        "call system.info",
+    ));
+    cmds.extend(long_spellings(
+        "aureport --summary",
+        "--input",
+        "/etc/shadow",
+        "",
+    ));
+    cmds.extend(long_spellings("ausearch -i", "--input", "/etc/shadow", ""));
+    cmds.extend(long_spellings(
+        "ausearch -k x",
+        "--checkpoint",
+        "/etc/cron.d/x",
+        "",
+    ));
+    cmds.extend(short_spellings("chkrootkit", 'q', 'p', "/tmp/bin", ""));
+    cmds.extend(short_spellings("lldpctl", 'd', 'u', "/tmp/s", "eth0"));
+    cmds.extend(short_spellings(
+        "lldpcli",
+        'd',
+        'c',
+        "/tmp/cmds",
+        "show neighbors",
+    ));
+    cmds.extend(long_spellings("ssh-audit", "--targets", "/etc/shadow", ""));
+    cmds.extend(long_spellings(
+        "clamscan -r",
+        "--copy",
+        "/etc/cron.d",
+        "/home",
+    ));
+    cmds.extend(long_spellings(
+        "clamscan -r",
+        "--tempdir",
+        "/tmp/t",
+        "/home",
+    ));
+    cmds.extend(long_spellings(
+        "perf script",
+        "--gen-script",
+        "/etc/cron.d/x",
+        "",
+    ));
+    cmds.extend(long_spellings(
+        "perf script",
+        "--vmlinux",
+        "/etc/shadow",
+        "",
+    ));
+    cmds.extend(long_spellings(
+        "borgmatic list",
+        "--log-file",
+        "/etc/cron.d/x",
+        "",
+    ));
+    cmds.extend(long_spellings("rados df", "--keyring", "/etc/shadow", ""));
+    cmds.extend(long_spellings(
+        "rbd ls",
+        "--keyfile",
+        "/etc/shadow",
+        "vm-pool",
+    ));
+    cmds.extend(long_spellings(
+        "caddy validate",
+        "--envfile",
+        "/etc/shadow",
+        "",
+    ));
+    cmds.extend(long_spellings(
+        "virsh dumpxml",
+        "--security-info",
+        "",
+        "vm1",
+    ));
+    cmds.extend(owned(&[
+        "ceph -s osd rm 3",
+        "ceph osd tree -s",
+        "ceph osd out 3 --status",
+        "ceph auth get client.admin",
+        "virsh domdisplay --include-password vm1",
+        "named-checkconf -p",
+        "named-checkconf -p /etc/bind/named.conf",
+        "named-checkzone -o /etc/cron.d/x example.com db.example",
+        "filecap /usr/bin/x net_raw",
+        "lsinitrd --file=etc/crypttab",
+        "borgmatic check --repair",
+        "ssh-audit -c",
+        "dnsmasq --test --conf-file=/etc/shadow",
+        "freshclam --on-update-execute=/tmp/x",
+        "k3s kubectl -n x delete pod y",
+        "crictl stop --all",
+        "crictl pull --creds u:p docker.io/x",
+        "perf script --per-event-dump",
+    ]));
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn service_tools_ask_for_options_they_do_not_declare() {
+    let mut cmds = Vec::new();
+    for (head, tail) in [
+        ("ceph status", ""),
+        ("ceph osd tree", ""),
+        ("ceph osd pool ls", "detail"),
+        ("ceph mon stat", ""),
+        ("caddy validate", "--config /etc/caddy/Caddyfile"),
+        ("caddy fmt", "Caddyfile"),
+        ("virsh list", "--all"),
+        ("virsh dominfo", "vm1"),
+        ("flatpak list", ""),
+        ("go env", "GOPATH"),
+        ("ncdu", "-x /var"),
+        ("unbound-control status", ""),
+        ("gitea doctor", "check --all"),
+        ("gitea admin user list", ""),
+        ("midclt call", "system.info"),
+        ("celery -A app inspect", "active"),
+        ("getcap", "-r /usr/bin"),
+        ("aureport", "--summary"),
+        ("ausearch", "-k passwd"),
+        ("chkrootkit", "-q"),
+        ("lynis show", "version"),
+        ("perf script", ""),
+        ("lldpctl", "eth0"),
+        ("lldpcli show", "neighbors"),
+        ("ssh-audit", "pve1.lan"),
+        ("clamscan", "-ri /srv"),
+        ("borgmatic list", ""),
+        ("rbd ls", "vm-pool"),
+        ("rados df", ""),
+        ("a2query", "-m rewrite"),
+        ("aa-status", ""),
+        ("quota", "-u alice"),
+        ("repquota", "-a"),
+        ("named-checkconf", ""),
+        ("named-checkzone", "example.com db.example"),
+        ("unbound-checkconf", ""),
+        ("pvesr status", ""),
+        ("crictl ps", "-a"),
+    ] {
+        for opt in ["--frobnicate", "--frobnicate=1", "--frobnicate x", "-% x"] {
+            cmds.push(format!("{head} {opt} {tail}"));
+        }
+    }
+    assert_all_ask(&cmds);
+}
+
+#[test]
+fn everyday_service_reads_stay_read_only() {
+    assert_all_read_only(&[
+        "ceph -s",
+        "ceph status -f json-pretty",
+        "ceph osd tree --format json",
+        "ceph osd df -f json",
+        "ceph quorum_status --format json-pretty",
+        "ceph --cluster ceph osd pool ls detail",
+        "ceph mgr module ls -f json",
+        "caddy validate --config /etc/caddy/Caddyfile --adapter caddyfile",
+        "caddy adapt --config /etc/caddy/Caddyfile --pretty",
+        "caddy list-modules --versions",
+        "caddy fmt --diff /etc/caddy/Caddyfile",
+        "virsh list --all",
+        "virsh -c qemu:///system list --state-running --name",
+        "virsh domifaddr vm1 --source agent",
+        "virsh net-dhcp-leases default",
+        "flatpak list --app --columns=application,version",
+        "flatpak info -r org.x.y",
+        "flatpak --version",
+        "go version -m /usr/local/bin/x",
+        "go env -json GOPATH",
+        "ncdu -rx /",
+        "unbound-control -c /etc/unbound/unbound.conf stats_noreset",
+        "gitea --version",
+        "gitea doctor check --all --config /etc/gitea/app.ini",
+        "gitea admin user list --admin",
+        "midclt call system.info",
+        "celery -A paperless inspect active -t 5 -j",
+        "celery -A paperless status -t 3",
+        "getcap -r / 2>/dev/null",
+        "getpcaps 1",
+        "filecap -a",
+        "sudo aureport --auth --failed --summary -i",
+        "sudo ausearch -m USER_LOGIN -sv no -ts today -i",
+        "chkrootkit -q",
+        "lynis show details KRNL-5820",
+        "perf script -i /tmp/perf.data -F comm,pid",
+        "lldpctl -f json eth0",
+        "lldpcli -f json show neighbors",
+        "ssh-audit -p 2222 -j 10.0.0.5",
+        "clamscan -r -i --no-summary /srv/share",
+        "clamscan --recursive=yes --infected /home",
+        "borgmatic list --last 3",
+        "borgmatic --version",
+        "rbd ls -l -p vm-pool",
+        "rbd du -p vm-pool --format json",
+        "rados -p rbd ls",
+        "rados df --format json",
+        "a2query -m rewrite",
+        "aa-status --json",
+        "sestatus -v",
+        "quota -vs",
+        "repquota -as",
+        "named-checkconf -z /etc/bind/named.conf",
+        "named-checkzone -k fail example.com db.example",
+        "unbound-checkconf /etc/unbound/unbound.conf",
+        "pvesr status --guest 100",
+        "k3s kubectl get nodes -o wide",
+        "k3s crictl ps -a",
+        "crictl logs --tail 50 3f2a9c1b7e8d",
+    ]);
+}
