@@ -436,6 +436,8 @@ fn system_tools_ask_for_real_options_that_read_write_or_run() {
         "nginx -t -g 'load_module /tmp/x.so;'",
         "apache2ctl -t -R /tmp/mods",
         "apache2ctl -X",
+        "echo makestep | chronyc",
+        "chronyc -n < /tmp/cmds",
     ]));
     assert_all_ask(&cmds);
 }
@@ -673,6 +675,14 @@ fn service_tools_ask_for_real_options_that_read_write_or_run() {
         "crictl stop --all",
         "crictl pull --creds u:p docker.io/x",
         "perf script --per-event-dump",
+        // Without a command these read commands from standard input or run a server.
+        "virsh",
+        "echo 'destroy vm1' | virsh",
+        "virsh -c qemu:///system < /tmp/cmds",
+        "lldpcli",
+        "echo 'configure system hostname x' | lldpcli",
+        "gitea",
+        "gitea -c /etc/gitea/app.ini",
     ]));
     assert_all_ask(&cmds);
 }
