@@ -441,6 +441,8 @@ fn system_tools_ask_for_real_options_that_read_write_or_run() {
         "shutdown --show -r now",
         "shutdown --show -h",
         "shutdown -c -P now",
+        "modprobe -R nouveau -r nouveau",
+        "modprobe --resolve-alias -r zfs",
         "at -r 5",
         "reboot -k",
         "poweroff --show",
