@@ -278,6 +278,7 @@ fn network_option_values_are_never_operands_or_subcommands() {
     // A flag never takes the next word: the word after it stays an operand.
     assert_all_ask(&owned(&[
         "tc -s add qdisc dev eth0 root netem delay 100ms",
+        "iw reg set US",
         "bridge -d vlan add dev eth1 vid 20",
         "tailscale --socket /tmp/s status",
         "openssl enc -salt -in /etc/shadow",
@@ -333,6 +334,7 @@ fn everyday_network_reads_stay_read_only() {
         "route -n",
         "arp -an",
         "iw dev wlan0 link",
+        "iw reg get",
         "brctl show",
         "bridge -d link show",
         "tc -s -d qdisc show dev eth0",
@@ -452,6 +454,8 @@ fn system_tools_ask_for_real_options_that_read_write_or_run() {
         "busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager PowerOff b false",
         "bootctl set-default x.conf",
         "machinectl shell web",
+        "systemd-analyze unit-shell nginx.service",
+        "systemd-analyze --user unit-shell app.service cat /proc/1/environ",
         "coredumpctl gdb nginx",
         "systemd-resolve --flush-caches",
         "nginx -t -g 'load_module /tmp/x.so;'",
