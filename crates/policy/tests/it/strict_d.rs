@@ -685,6 +685,8 @@ fn service_tools_ask_for_real_options_that_read_write_or_run() {
     ));
     cmds.extend(owned(&[
         "ceph -s osd rm 3",
+        "ceph -w auth get client.admin",
+        "ceph --watch osd out 3",
         "ceph osd tree -s",
         "ceph osd out 3 --status",
         "ceph auth get client.admin",
