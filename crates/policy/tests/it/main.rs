@@ -17,5 +17,6 @@ mod specs;
 mod strict_a;
 mod strict_b;
 mod strict_c;
+mod strict_d;
 mod strict_e;
 mod targets;
