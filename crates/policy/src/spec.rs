@@ -220,6 +220,11 @@ pub(crate) struct OptTable {
 }
 
 impl OptTable {
+    /// Whether any listed option takes a value (required or optional).
+    pub(crate) fn any_takes_value(&self) -> bool {
+        self.opts.iter().any(|o| o.arity != Arity::None)
+    }
+
     pub(crate) fn short(&self, c: char) -> Option<&OptSpec> {
         let code = u32::from(c);
         if code < 128 {
@@ -600,6 +605,18 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
         }
     }
     let options = OptTable::compile(&id, &opt_specs)?;
+    // Issue 13 A3: a lenient spec ignores options it does not list, which is only sound for
+    // a command with no subcommands and no option that takes a value (`echo`, `true`).
+    if style == Style::Lenient && !raw.sub.is_empty() {
+        return Err(invalid(
+            "a command with subcommands cannot be lenient: list its options".into(),
+        ));
+    }
+    if style == Style::Lenient && options.any_takes_value() {
+        return Err(invalid(
+            "a command with options that take values cannot be lenient: list its options".into(),
+        ));
+    }
     let operands = Roles::compile(
         &id,
         raw.operands.as_deref().unwrap_or(&["any...".to_owned()]),

@@ -469,3 +469,28 @@ fn no_strict_spec_reads_an_option_it_does_not_declare() {
     }
     assert!(open.is_empty(), "{} read: {open:#?}", open.len());
 }
+
+/// Issue 13 A3: no lenient spec for a tool with subcommands or options that take values.
+/// The few left ignore or print every word; a new one must be argued for here.
+#[test]
+fn only_commands_without_options_are_lenient() {
+    let policy = Policy::default_policy().unwrap();
+    let lenient: Vec<String> = policy
+        .command_paths()
+        .into_iter()
+        .filter(|(_, lenient, _)| *lenient)
+        .map(|(path, _, _)| path.join(" "))
+        .collect();
+    // `echo` prints any word but -n/-e/-E; `true`, `false` and `:` ignore every word.
+    assert_eq!(lenient, vec!["echo", "true"], "{lenient:?}");
+    for spec in [
+        "[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\nstyle = \"lenient\"\n[[command.sub]]\nnames = [\"y\"]",
+        "[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\nstyle = \"lenient\"\noptions = [\"-o --output=\"]",
+    ] {
+        assert_eq!(
+            Policy::load(spec).unwrap_err().code(),
+            "policy.spec.invalid",
+            "{spec}"
+        );
+    }
+}
