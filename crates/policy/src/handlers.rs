@@ -63,6 +63,7 @@ pub(crate) enum Handler {
     Php,
     Psql,
     Mysql,
+    EtckeeperVcs,
     // Full handlers (no generic option parsing).
     Find,
     Kill,
@@ -111,6 +112,7 @@ impl Handler {
             "printf" => Self::Printf,
             "read" => Self::Read,
             "getent" => Self::Getent,
+            "etckeeper_vcs" => Self::EtckeeperVcs,
             "docker_run" => Self::DockerRun,
             "container_inspect" => Self::ContainerInspect,
             "ps" => Self::Ps,
@@ -295,6 +297,7 @@ impl Handler {
             Self::Mysql => crate::dbclients::mysql(e, p, words),
             Self::Read => read(e, p, words),
             Self::Getent => getent(e, p, words),
+            Self::EtckeeperVcs => etckeeper_vcs(e, p, words),
             Self::DockerRun => docker_run(e, p, words),
             Self::ContainerInspect => container_inspect(e, p, words),
             Self::Ps => ps(e, p, words),
@@ -2920,9 +2923,32 @@ fn read(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 }
 
 fn getent(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    if let Some(&i) = p.operands.first() {
+    const DATABASES: &[&str] = &[
+        "ahosts",
+        "ahostsv4",
+        "ahostsv6",
+        "aliases",
+        "ethers",
+        "group",
+        "hosts",
+        "initgroups",
+        "netgroup",
+        "networks",
+        "passwd",
+        "protocols",
+        "rpc",
+        "services",
+    ];
+    // The first operand is the database unless an option value the spec does not know
+    // (`-s files shadow`) shifted it: then any later operand may be.
+    let known_db = p
+        .operands
+        .first()
+        .and_then(|&i| words[i].literal())
+        .is_some_and(|d| DATABASES.contains(&d));
+    for (n, &i) in p.operands.iter().enumerate() {
         match words[i].literal() {
-            Some("shadow" | "gshadow") => {
+            Some("shadow" | "gshadow" | "tcb") if n == 0 || !known_db => {
                 e.add(
                     "secret.read",
                     Class::Destructive,
@@ -2931,12 +2957,60 @@ fn getent(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 );
             }
             Some(_) => {}
+            None if n > 0 && known_db => {}
             None => e.fail(
                 "unknown.getent",
                 words[i].span,
                 "database name only known at run time",
             ),
         }
+    }
+}
+
+/// `etckeeper vcs log|diff` show /etc's history, where etckeeper commits `/etc/shadow`
+/// and the host keys: patches ask unless paths after `--` limit them, and then each path
+/// (relative to /etc, a directory recursively) is judged as a read.
+fn etckeeper_vcs(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let sub = p.sub_words.last().and_then(|&i| words[i].literal());
+    let patch = match sub.unwrap_or("") {
+        "log" => p.has("--patch") || p.has("-u"),
+        _ => !["--stat", "--shortstat", "--name-only", "--name-status"]
+            .iter()
+            .any(|id| p.has(id)),
+    };
+    if !patch {
+        return;
+    }
+    let dd = words.iter().position(|w| w.literal() == Some("--"));
+    let paths: Vec<usize> = p
+        .operands
+        .iter()
+        .copied()
+        .filter(|&i| dd.is_some_and(|d| i > d))
+        .collect();
+    let span = words.first().map(|w| w.span).unwrap_or_default();
+    if paths.is_empty() {
+        e.add(
+            "secret.read",
+            Class::Destructive,
+            span,
+            "shows changes to every file in /etc, `/etc/shadow` and host keys among them",
+        );
+        return;
+    }
+    for i in paths {
+        let pat = match words[i].literal() {
+            Some(l) if l.starts_with('/') => l.to_owned(),
+            Some(l) => format!("/etc/{l}"),
+            None => "/etc/**".to_owned(),
+        };
+        let mut esc = String::with_capacity(pat.len());
+        if pat == "/etc/**" {
+            esc.push_str(&pat);
+        } else {
+            crate::paths::escape_into(&pat, &mut esc);
+        }
+        e.read_patterns(&[esc], true, words[i].span);
     }
 }
 
