@@ -1586,13 +1586,26 @@ fn url_scheme(e: &mut Engine<'_>, w: &Word) {
         } else {
             // No scheme: curl and wget assume http.
             metadata_url(e, prefix, w.span);
+            secret_api(e, prefix, w.span);
         }
         return;
     };
     let scheme = prefix[..pos].to_ascii_lowercase();
     match scheme.as_str() {
-        "http" | "https" | "ftp" | "ftps" | "sftp" | "scp" => {
+        "http" | "https" | "ftp" | "ftps" => {
             metadata_url(e, &prefix[pos + 3..], w.span);
+            secret_api(e, &prefix[pos + 3..], w.span);
+        }
+        // A file read over SSH with this host's keys (the host may be this one, or a peer
+        // laid out the same): its path is judged as a local read.
+        "sftp" | "scp" => {
+            metadata_url(e, &prefix[pos + 3..], w.span);
+            let rest = &prefix[pos + 3..];
+            let path = rest.find('/').map_or("/", |i| &rest[i..]);
+            let path = path
+                .strip_prefix("/~")
+                .map_or_else(|| path.to_owned(), |p| format!("~{p}"));
+            file_url_read(e, &path, w.span);
         }
         "file" => {
             let rest = &prefix[pos + 3..];
@@ -1608,6 +1621,63 @@ fn url_scheme(e: &mut Engine<'_>, w: &Word) {
             w.span,
             format!("`{scheme}://` URLs are not modelled"),
         ),
+    }
+}
+
+/// HTTP endpoints that answer with secrets whatever host serves them: Kubernetes secrets
+/// (API server, `kubectl proxy`), Vault secret engines, Consul KV and ACL tokens, Nomad
+/// variables and allocation files, etcd v2 keys, RabbitMQ definitions (password hashes),
+/// Elasticsearch API keys; LXD/Incus file reads are judged by the guest path they name.
+fn secret_api(e: &mut Engine<'_>, rest: &str, span: Span) {
+    let Some(i) = rest.find('/') else {
+        return;
+    };
+    let (path, query) = rest[i..].split_once('?').unwrap_or((&rest[i..], ""));
+    let path = percent_decode(path).to_ascii_lowercase();
+    let mut segs: Vec<&str> = Vec::new();
+    for s in path.split('/') {
+        match s {
+            "" | "." => {}
+            ".." => {
+                segs.pop();
+            }
+            _ => segs.push(s),
+        }
+    }
+    let at = |k: usize, w: &str| segs.get(k).is_some_and(|s| *s == w);
+    let v1 = at(0, "v1");
+    let hit = (matches!(segs.first(), Some(&"api" | &"apis")) && segs.contains(&"secrets"))
+        || (v1
+            && matches!(
+                segs.get(1),
+                Some(&"secret" | &"kv" | &"cubbyhole" | &"var" | &"vars" | &"snapshot")
+            ))
+        || (v1 && at(1, "sys") && at(2, "raw"))
+        || (v1 && at(1, "acl") && segs.get(2).is_some_and(|s| s.starts_with("token")))
+        || (v1 && at(1, "client") && at(2, "fs"))
+        || (v1 && at(1, "transit") && at(2, "export"))
+        || (v1
+            && at(1, "auth")
+            && at(2, "token")
+            && segs.get(3).is_some_and(|s| s.starts_with("lookup")))
+        || (v1 && segs.contains(&"creds"))
+        || (at(0, "v2") && at(1, "keys"))
+        || (at(0, "api") && at(1, "definitions"))
+        || (at(0, "_security") && at(1, "api_key"));
+    if hit {
+        e.add(
+            "secret.api",
+            Class::Destructive,
+            span,
+            "reads an API endpoint that answers with secrets",
+        );
+    }
+    // LXD and Incus: `/1.0/instances/NAME/files?path=/etc/shadow` reads a guest's file.
+    if at(0, "1.0") && segs.contains(&"files") {
+        match query.split('&').find_map(|kv| kv.strip_prefix("path=")) {
+            Some(p) => file_url_read(e, p, span),
+            None => e.read_patterns(&["**".to_owned()], false, span),
+        }
     }
 }
 

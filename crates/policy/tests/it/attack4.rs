@@ -293,6 +293,63 @@ fn etckeeper_patches_of_etc_ask_unless_paths_limit_them() {
 }
 
 #[test]
+fn http_endpoints_that_answer_with_secrets_ask() {
+    let urls = [
+        "http://127.0.0.1:8001/api/v1/secrets",
+        "localhost:8001/api/v1/namespaces/kube-system/secrets/bootstrap-token-abc",
+        "http://127.0.0.1:8001/api/v1/secrets?limit=1",
+        "https://127.0.0.1:6443/api/v1/namespaces/default/secrets",
+        "https://k8s.example.org:6443/api/v1//namespaces/x/../../secrets",
+        "https://k8s.example.org:6443/api/v1/namespaces/x/%73ecrets",
+        "http://127.0.0.1:8200/v1/secret/data/app",
+        "http://vault:8200/v1/kv/data/db",
+        "http://127.0.0.1:8200/v1/sys/raw/core/keyring",
+        "http://127.0.0.1:8200/v1/database/creds/readonly",
+        "http://127.0.0.1:8200/v1/auth/token/lookup-self",
+        "http://127.0.0.1:8200/v1/transit/export/encryption-key/k",
+        "http://localhost:8500/v1/kv/app/config?raw",
+        "http://localhost:8500/v1/kv/?recurse",
+        "http://localhost:8500/v1/acl/tokens",
+        "http://localhost:8500/v1/acl/token/self",
+        "http://localhost:8500/v1/snapshot",
+        "http://localhost:4646/v1/vars",
+        "http://localhost:4646/v1/var/nomad/jobs/web",
+        "http://localhost:4646/v1/client/fs/cat/abc?path=secrets/vault_token",
+        "http://localhost:2379/v2/keys/?recursive=true",
+        "http://localhost:15672/api/definitions",
+        "http://localhost:9200/_security/api_key",
+    ];
+    let mut cmds = Vec::new();
+    for u in urls {
+        cmds.push(format!("curl '{u}'"));
+        cmds.push(format!("curl -s -H 'X-Vault-Token: t' '{u}'"));
+        cmds.push(format!("wget -qO- '{u}'"));
+    }
+    for u in [
+        "http://x/1.0/instances/web/files?path=/etc/shadow",
+        "lxd/1.0/instances/web/files?path=/root/.ssh/id_rsa",
+        "http://x/1.0/containers/web/files?path=%2Fetc%2Fshadow",
+    ] {
+        cmds.push(format!(
+            "curl --unix-socket /var/snap/lxd/common/lxd/unix.socket '{u}'"
+        ));
+        cmds.push(format!("curl --unix-socket /run/incus/unix.socket '{u}'"));
+    }
+    for u in [
+        "scp://localhost/etc/shadow",
+        "sftp://127.0.0.1/root/.ssh/id_rsa",
+        "scp://root@db/etc/gshadow",
+        "sftp://h/~/.ssh/id_ed25519",
+        "sftp://h/%2Fetc%2Fshadow",
+        "SCP://h/etc/shadow",
+    ] {
+        cmds.push(format!("curl '{u}'"));
+        cmds.push(format!("curl -k --insecure '{u}'"));
+    }
+    assert_all_ask(&cmds);
+}
+
+#[test]
 fn everyday_neighbours_stay_read_only() {
     assert_all_read_only(&[
         "cat /dev/null",
@@ -329,5 +386,11 @@ fn everyday_neighbours_stay_read_only() {
         "etckeeper vcs diff --stat",
         "etckeeper vcs diff -- network/interfaces",
         "etckeeper vcs status",
+        "curl -s http://localhost:8500/v1/status/leader",
+        "curl -s http://127.0.0.1:8200/v1/sys/health",
+        "curl -s 'http://localhost:9090/api/v1/query?query=up'",
+        "curl -sk https://127.0.0.1:6443/api/v1/namespaces/default/pods",
+        "curl -s https://api.github.com/repos/rust-lang/rust",
+        "curl -s http://localhost:4646/v1/jobs",
     ]);
 }
