@@ -2644,6 +2644,30 @@ fn ansible(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         return;
     }
     let span = span0(words);
+    // Module arguments and extra variables are Jinja templates: `{{ lookup('pipe', …) }}`
+    // runs a program and `lookup('file', …)` reads one on the controller; `-e @FILE` loads
+    // a file whose parse errors quote it.
+    for o in &p.occ {
+        let id = o.opt.id.as_str();
+        if id != "--args" && id != "--extra-vars" {
+            continue;
+        }
+        let ospan = words[o.word].span;
+        match o.value.literal() {
+            Some(v) if v.contains("{{") || v.contains("{%") => e.fail(
+                "unknown.ansible",
+                ospan,
+                "a Jinja template in the arguments can run lookups (pipe, file) on the controller",
+            ),
+            Some(v) if id == "--extra-vars" && v.starts_with('@') => e.read_literal(&v[1..], ospan),
+            Some(_) => {}
+            None => e.fail(
+                "unknown.ansible",
+                ospan,
+                "the arguments are only known at run time",
+            ),
+        }
+    }
     let module = match p.values("--module-name").next() {
         Some(o) => match o.value.literal() {
             Some(m) => m.rsplit('.').next().unwrap_or(m),
@@ -2658,6 +2682,18 @@ fn ansible(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         },
         None => "command",
     };
+    // `debug var=…` prints inventory and vault variables (`hostvars`, `ansible_password`).
+    let prints_vars = module == "debug"
+        && p.values("--args")
+            .any(|o| o.value.literal().is_none_or(|v| v.contains("var=")));
+    if prints_vars {
+        e.add(
+            "secret.ansible",
+            Class::Destructive,
+            span,
+            "`debug var=…` prints inventory variables, which may hold vault secrets",
+        );
+    }
     if RUNS.contains(&module) {
         e.fail(
             "unknown.ansible",

@@ -350,6 +350,36 @@ fn http_endpoints_that_answer_with_secrets_ask() {
 }
 
 #[test]
+fn ansible_templates_and_variable_dumps_ask() {
+    let mut cmds = Vec::new();
+    for m in ["debug", "ping", "setup", "stat"] {
+        for a in [
+            "-a 'msg={{ lookup(\"pipe\", \"id\") }}'",
+            "-a \"msg={{ lookup('file', '/etc/shadow') }}\"",
+            "-a 'path={{ lookup(\"env\", \"HOME\") }}'",
+            "--args='{% for x in [1] %}{{ lookup(\"pipe\",\"touch /tmp/p\") }}{% endfor %}'",
+            "-e 'x={{ lookup(\"pipe\", \"id\") }}'",
+            "--extra-vars='y={{ q(\"pipe\", \"id\") }}'",
+            "-e @/etc/shadow",
+            "--extra-vars=@/root/.ssh/id_rsa",
+            "-a \"$ARGS\"",
+        ] {
+            cmds.push(format!("ansible all -m {m} {a}"));
+        }
+    }
+    for a in [
+        "var=hostvars",
+        "var=ansible_password",
+        "var=vault_db_password",
+        "'var=hostvars[inventory_hostname]'",
+    ] {
+        cmds.push(format!("ansible localhost -m debug -a {a}"));
+        cmds.push(format!("ansible all -m ansible.builtin.debug -a {a}"));
+    }
+    assert_all_ask(&cmds);
+}
+
+#[test]
 fn everyday_neighbours_stay_read_only() {
     assert_all_read_only(&[
         "cat /dev/null",
@@ -392,5 +422,8 @@ fn everyday_neighbours_stay_read_only() {
         "curl -sk https://127.0.0.1:6443/api/v1/namespaces/default/pods",
         "curl -s https://api.github.com/repos/rust-lang/rust",
         "curl -s http://localhost:4646/v1/jobs",
+        "ansible all -m ping",
+        "ansible all -m debug -a 'msg=hello'",
+        "ansible all -m setup -a 'filter=ansible_distribution*'",
     ]);
 }
