@@ -211,10 +211,10 @@ const PATTERN: &str = concat!(
     r"|(?i:set[ \t]+password)[^=\r\n]*=[ \t]*(?:'(?P<pw13a>[^'\r\n]*)'|\x22(?P<pw13b>[^\x22\r\n]*)\x22)",
     r"|(?-u:\b)(?i:password|passwd|secret)[ \t]+(?:\x22(?P<pw7a>[^\x22\r\n]+)\x22|'(?P<pw7b>[^'\r\n]+)')",
     r"|(?-u:\b)(?:enable|username[ \t]+\S+(?:[ \t]+privilege[ \t]+[0-9]+)?)[ \t]+(?:password|secret)[ \t]+[0-9][ \t]+(?P<pw8>\S+)",
-    r"|(?m:^)[ \t]*AUTH[ \t]+(?:\S+[ \t]+)?(?P<pw14a>\S+)[ \t]*(?mR:$)",
+    r"|(?m:^)[ \t]*AUTH[ \t]+(?:\S+[ \t]+)?(?P<pw14a>\S+)(?:[ \t]*\r?\n|\z)",
     r"|\x22(?i:auth)\x22(?:[ \t]+\x22[^\x22]*\x22)?[ \t]+\x22(?P<pw15>[^\x22]+)\x22",
     r"|(?i:setuser)[^\r\n]*?[ \t]>(?P<pw16>\S+)",
-    r"|(?-u:\b)(?:add_user|change_password)[ \t]+\S+[ \t]+(?P<pw17>\S+)",
+    r"|(?-u:\b)(?:add_user|change_password)[ \t]+[^\s\[]\S*[ \t]+(?P<pw17>\S+)",
     // Settings separated by blanks in LDAP, SNMP and similar files.
     r"|(?m:^)[ \t]*(?i:bindpw|rootpw|client_secret|auth_key|authpass|auth_pass|masterpassword)[ \t]+(?P<pw6>[^\s=:\x22][^\s;]*)",
     r"|(?m:^)[ \t]*(?i:r[ow]community6?)[ \t]+(?P<pw9>\S+)",
@@ -255,6 +255,15 @@ const PATTERN: &str = concat!(
     // `password x` only at the start of a line: in prose the next word is no password.
     r"|(?m:^)[ \t]*(?P<k7>password|passwd)[ \t]+(?:\x22(?P<v7a>[^\x22\r\n]*)\x22|(?P<v7b>[^\s=:]\S*))",
     r"|(?-u:\b)login[ \t]+\S+[ \t]+(?P<k2>password)[ \t]+(?P<v2>\S+)",
+    // A line that is only a secret setting's name and its value, separated by blanks
+    // (`token abc`, `api_key "abc";`, `bind_pw abc`): the same reading as `password x`.
+    concat!(
+        r"|(?m:^)[ \t]*(?P<k13>",
+        name!(),
+        // The line must really end: a text cut just before a secret (re-scanned after a
+        // replacement) ends in a blank, which is no line end.
+        r")[ \t]+(?:\x22(?P<v13a>[^\x22\r\n]*)\x22|(?P<v13b>[^\s\x22=:]\S*?))(?:[ \t]*;?[ \t]*\r?\n|;?\z)"
+    ),
     // Command-line flags with a separate value: --password x, --api-key x.
     r"|(?:^|[\s\x22'])(?P<k3>--?[A-Za-z0-9_\-]*(?i:password|passwd|passphrase|secret|token|api[-_]?key|auth[-_]key|access[-_]key|secret[-_]key|private[-_]key|pass|pwd|psk|community))[ \t]+(?:\x22(?P<v3a>[^\x22\r\n]*)\x22|'(?P<v3b>[^'\r\n]*)'|(?P<v3c>[^\s\x22'\-][^\s\x22']*))",
     // mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET.

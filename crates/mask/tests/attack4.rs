@@ -242,6 +242,32 @@ fn settings_separated_by_blanks_and_quoted_passwords() {
 }
 
 #[test]
+fn lines_of_a_secret_name_and_its_value() {
+    for pw in PASSWORDS {
+        for name in [
+            "token",
+            "api_key",
+            "apikey",
+            "client_secret",
+            "auth_token",
+            "bind_pw",
+            "db_password",
+            "secret_key",
+            "Password",
+            "PASSWORD",
+        ] {
+            let blocks = [
+                format!("{name} {pw}"),
+                format!("{name}\t{pw}"),
+                format!("  {name} \"{pw}\""),
+                format!("{name} \"{pw}\";"),
+            ];
+            each(&blocks, pw);
+        }
+    }
+}
+
+#[test]
 fn passwords_in_sql_and_redis_statements() {
     for pw in PASSWORDS {
         let blocks = [
@@ -412,6 +438,9 @@ fn look_alikes_stay_unchanged() {
         "IDENTIFIED BY PASSWORD",
         "the secret 3 days ago",
         "the token expired",
+        "token_ttl 3600",
+        "password_min_length 12",
+        "api_key_file /etc/app/key",
         "sha256sum: 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae  file",
         "commit 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
         "select * from t where id = 1",
