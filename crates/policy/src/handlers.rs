@@ -64,6 +64,7 @@ pub(crate) enum Handler {
     Psql,
     Mysql,
     EtckeeperVcs,
+    SystemdAnalyze,
     // Full handlers (no generic option parsing).
     Find,
     Kill,
@@ -113,6 +114,7 @@ impl Handler {
             "read" => Self::Read,
             "getent" => Self::Getent,
             "etckeeper_vcs" => Self::EtckeeperVcs,
+            "systemd_analyze" => Self::SystemdAnalyze,
             "docker_run" => Self::DockerRun,
             "container_inspect" => Self::ContainerInspect,
             "ps" => Self::Ps,
@@ -298,6 +300,7 @@ impl Handler {
             Self::Read => read(e, p, words),
             Self::Getent => getent(e, p, words),
             Self::EtckeeperVcs => etckeeper_vcs(e, p, words),
+            Self::SystemdAnalyze => systemd_analyze(e, p, words),
             Self::DockerRun => docker_run(e, p, words),
             Self::ContainerInspect => container_inspect(e, p, words),
             Self::Ps => ps(e, p, words),
@@ -3117,6 +3120,33 @@ fn etckeeper_vcs(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             crate::paths::escape_into(&pat, &mut esc);
         }
         e.read_patterns(&[esc], true, words[i].span);
+    }
+}
+
+/// `systemd-analyze cat-config NAME` prints any file or directory under a configuration
+/// root (`/etc/shadow`, `ssh/ssh_host_rsa_key`): each operand is judged as a read there.
+fn systemd_analyze(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    if p.sub_words.last().and_then(|&i| words[i].literal()) != Some("cat-config") {
+        return;
+    }
+    for &i in &p.operands {
+        let Some(l) = words[i].literal() else {
+            e.read_patterns(&["**".to_owned()], true, words[i].span);
+            continue;
+        };
+        let pats: Vec<String> = if l.starts_with('/') {
+            vec![l.to_owned()]
+        } else {
+            ["/etc/", "/run/", "/usr/lib/", "/usr/local/lib/"]
+                .iter()
+                .map(|root| format!("{root}{l}"))
+                .collect()
+        };
+        for pat in pats {
+            let mut esc = String::with_capacity(pat.len());
+            crate::paths::escape_into(&pat, &mut esc);
+            e.read_patterns(&[esc], true, words[i].span);
+        }
     }
 }
 

@@ -380,6 +380,26 @@ fn ansible_templates_and_variable_dumps_ask() {
 }
 
 #[test]
+fn systemd_analyze_cat_config_of_a_secret_asks() {
+    let cmds: Vec<String> = [
+        "systemd-analyze cat-config /etc/shadow",
+        "systemd-analyze cat-config shadow",
+        "systemd-analyze cat-config gshadow",
+        "systemd-analyze cat-config ssh/ssh_host_rsa_key",
+        "systemd-analyze cat-config ssh",
+        "systemd-analyze cat-config /etc/ssh",
+        "systemd-analyze cat-config wireguard/wg0.conf",
+        "systemd-analyze cat-config systemd/logind.conf /etc/shadow",
+        "systemd-analyze cat-config $F",
+        "sudo systemd-analyze cat-config /root/.ssh/id_ed25519",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    assert_all_ask(&cmds);
+}
+
+#[test]
 fn everyday_neighbours_stay_read_only() {
     assert_all_read_only(&[
         "cat /dev/null",
@@ -423,6 +443,9 @@ fn everyday_neighbours_stay_read_only() {
         "curl -s https://api.github.com/repos/rust-lang/rust",
         "curl -s http://localhost:4646/v1/jobs",
         "ansible all -m ping",
+        "systemd-analyze cat-config systemd/logind.conf",
+        "systemd-analyze cat-config /etc/systemd/journald.conf",
+        "systemd-analyze blame",
         "ansible all -m debug -a 'msg=hello'",
         "ansible all -m setup -a 'filter=ansible_distribution*'",
     ]);
