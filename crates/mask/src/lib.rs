@@ -265,7 +265,11 @@ const PATTERN: &str = concat!(
         r")[ \t]+(?:\x22(?P<v13a>[^\x22\r\n]*)\x22|(?P<v13b>[^\s\x22=:]\S*?))(?:[ \t]*;?[ \t]*\r?\n|;?\z)"
     ),
     // Command-line flags with a separate value: --password x, --api-key x.
-    r"|(?:^|[\s\x22'])(?P<k3>--?[A-Za-z0-9_\-]*(?i:password|passwd|passphrase|secret|token|api[-_]?key|auth[-_]key|access[-_]key|secret[-_]key|private[-_]key|pass|pwd|psk|community))[ \t]+(?:\x22(?P<v3a>[^\x22\r\n]*)\x22|'(?P<v3b>[^'\r\n]*)'|(?P<v3c>[^\s\x22'\-][^\s\x22']*))",
+    concat!(
+        r"|(?:^|[\s\x22'])(?P<k3>--?",
+        name!(),
+        r")[ \t]+(?:\x22(?P<v3a>[^\x22\r\n]*)\x22|'(?P<v3b>[^'\r\n]*)'|(?P<v3c>[^\s\x22'\-][^\s\x22']*))"
+    ),
     // mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET.
     r"|(?-u:\b)mysql(?:dump|admin|check|import|show|slap)?(?-u:\b)[^\r\n|;&]*?[ \t]-p(?P<pw2>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
     r"|(?-u:\b)sshpass[ \t]+(?:-[A-Za-z]+[ \t]+)*?-p[ \t]*(?P<pw3>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
@@ -569,8 +573,8 @@ fn decide(s: &str, c: &Captures<'_>, roles: &[(usize, Role)]) -> Decision {
                 if s[m.start()..].starts_with(MARKER_OPEN) {
                     return Decision::Keep;
                 }
-                let kind = secret_name_kind(jvm_property(s, n.start(), n.as_str()))
-                    .or_else(|| pwd_password(n.as_str(), v));
+                let prop = jvm_property(s, n.start(), n.as_str());
+                let kind = secret_name_kind(prop).or_else(|| pwd_password(prop, v));
                 return match kind {
                     Some(kind) if !is_placeholder(v) && !is_nss_source(n.as_str(), v) => {
                         Decision::Replace {
