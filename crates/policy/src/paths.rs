@@ -482,6 +482,13 @@ const SECRET_READ: &[&str] = &[
     "**/borg/keys/**",
     "**/sops/age/keys.txt",
     "**/age/key*.txt",
+    "**/.age/**",
+    // Raw database files of the account tables (password hashes).
+    "/var/lib/mysql/mysql/**",
+    "/var/lib/mysql/mysql.ibd",
+    "/var/lib/postgresql/*/main/global/**",
+    "/var/lib/pgsql/data/global/**",
+    "/var/lib/pgsql/*/data/global/**",
     "**/atuin/key",
     "**/atuin/session",
     "**/*.psk",
