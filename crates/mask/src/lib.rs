@@ -15,6 +15,12 @@
 //! passwords in URLs and DSNs, `Authorization`/`Cookie` headers, `.pgpass` lines, and values of
 //! settings whose name says they hold a secret (`DB_PASS=`, `smtp.password = `,
 //! `"api_key": "…"`, `<password>…</password>`, `requirepass …`, `--token …`, `mysql -p…`).
+//! Also the shapes tools print them in: a name in a sibling field (`- name: DB_PASSWORD` /
+//! `value: …`, `<add key=… value=…/>`), Redis `CONFIG GET` replies, application hashes
+//! (phpass, Django, MySQL, MSSQL, Redis ACL), base64-wrapped PEM keys and registry auth, AWS
+//! secret keys beside their id, blank-separated LDAP/SNMP/BIND settings, passwords in SQL and
+//! Redis statements and on command lines, Proxmox tickets and token secrets, Consul/Nomad
+//! secret ids and k3s join tokens.
 //!
 //! Decisions that keep output readable: a setting counts as secret by the *words* of its name,
 //! not by a substring (`PasswordAuthentication`, `password_min_length`, `max_tokens`,
@@ -82,6 +88,8 @@ enum Role {
     Name,
     Fixed(Kind),
     Value,
+    /// A base64 run that is a private key only if it decodes to a PEM private key block.
+    Base64Pem,
 }
 
 fn role(name: &str) -> Role {
@@ -90,6 +98,7 @@ fn role(name: &str) -> Role {
         Some(b'v') => Role::Value,
         _ => match name.get(..2).unwrap_or("") {
             "pk" => Role::Fixed(Kind::PrivateKey),
+            "pb" => Role::Base64Pem,
             "ph" => Role::Fixed(Kind::PasswordHash),
             "tk" => Role::Fixed(Kind::Token),
             "wh" => Role::Fixed(Kind::WebhookUrl),
@@ -106,7 +115,7 @@ fn role(name: &str) -> Role {
 /// secret words somewhere (the words themselves are judged in code, not here).
 macro_rules! name {
     () => {
-        r"(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:pass|pw|psk|secret|token|key|auth|credential|creds|salt|cookie|sess)[A-Za-z0-9_.\-]*"
+        r"(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:pass|pw|psk|secret|token|key|auth|credential|creds|salt|cookie|sess|community)[A-Za-z0-9_.\-]*"
     };
 }
 
@@ -120,6 +129,12 @@ const PATTERN: &str = concat!(
     r"|(?P<pk1>-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}[\s\S]*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|\z))",
     // PuTTY .ppk: the private lines after their header.
     r"|Private-Lines: *[0-9]+\r?\n(?P<pk2>[A-Za-z0-9+/=]+(?mR:$)(?:\r?\n[A-Za-z0-9+/=]+(?mR:$))*)",
+    // OpenVPN static keys (ta.key), DNSSEC private key files, WireGuard's `wg show`.
+    r"|(?P<pk6>-----BEGIN OpenVPN Static key V1-----[\s\S]*?(?:-----END OpenVPN Static key V1-----|\z))",
+    r"|(?m:^)(?:PrivateExponent|Prime1|Prime2|Exponent1|Exponent2|Coefficient|GostAsn1):[ \t]*(?P<pk7>[A-Za-z0-9+/=]{16,})",
+    r"|(?i:private key|preshared key):[ \t]*(?P<pk8>[A-Za-z0-9+/]{42,43}=)",
+    // Base64 of a PEM block (Kubernetes secret data, kubeconfig `*-data`): judged by decoding.
+    r"|(?P<pb1>LS0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2})",
     // age identities.
     r"|(?P<pk3>AGE-SECRET-KEY-1[0-9A-Z]{50,})",
     // crypt(3) hashes: md5, bcrypt, sha256/512, yescrypt, gost-yescrypt, scrypt, argon2, pbkdf2.
@@ -127,9 +142,30 @@ const PATTERN: &str = concat!(
     // PostgreSQL SCRAM and md5, LDAP {SSHA} and friends.
     r"|(?P<ph2>SCRAM-SHA-(?:1|256)\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+)",
     r"|(?-u:\b)(?P<ph3>md5[0-9a-f]{32})(?-u:\b)",
+    // Application hashes: phpass (WordPress, phpBB), Drupal, Django, MySQL native and
+    // caching_sha2, MSSQL, Redis ACL `#<sha256>`.
+    r"|(?P<ph6>\$[PHS]\$[./0-9A-Za-z]{30,})",
+    r"|(?P<ph7>\$A\$[0-9]{3}\$[^\s'\x22]{20,})",
+    r"|(?-u:\b)(?P<ph8>(?:pbkdf2_sha(?:1|256)|bcrypt_sha256|bcrypt|argon2|scrypt|sha1|md5|unsalted_sha1|unsalted_md5|crypt)\$[A-Za-z0-9./+=$,\-]{16,})",
+    r"|(?P<ph9>\*[0-9A-F]{40})(?-u:\b)",
+    r"|(?-u:\b)(?P<ph10>0x0[12]00[0-9A-Fa-f]{48,136})(?-u:\b)",
+    r"|(?:^|[ \t\x22'])#(?P<ph11>[0-9a-f]{64})(?-u:\b)",
     r"|(?P<ph4>\{(?i:SSHA|SHA|SMD5|MD5|CRYPT|SSHA256|SSHA512|SHA256|SHA512|PBKDF2[A-Z0-9-]*|ARGON2)\}[A-Za-z0-9+/=.$,\-]{8,})",
     // A shadow line whose hash is traditional DES or another $-less form.
     r"|(?:(?m:^)|[\s:])[a-z_][a-z0-9_.\-]*\$?:(?P<ph5>[./0-9A-Za-z]{13,}):[0-9]*:[0-9]*:[0-9]*:[0-9]*:",
+    // An AWS secret key after its key id (credentials CSV, passwd-s3fs, `aws configure`
+    // listings); the id itself is masked when what precedes the secret is scanned again.
+    r"|(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}[ \t]*[,:;|\t][ \t]*['\x22]?(?P<tk3>[A-Za-z0-9/+]{40})(?-u:\b)",
+    // Docker registry auth as base64 JSON (`.dockerconfigjson`), compact and indented.
+    r"|(?P<tk2>(?:eyJhdXRocyI6|ewogICJhdXRocyI6|ewoJImF1dGhzIjo)[A-Za-z0-9+/]{8,}={0,2})",
+    // Proxmox tickets, a token's secret after its id (`pveum user token add`), Consul and
+    // Nomad secret ids, k3s/rke2 join tokens.
+    r"|(?P<tk4>(?:PVE|PBS)(?:VNC)?:[^:\s\x22']+@[^:\s\x22']+:[0-9A-F]{8}::[A-Za-z0-9+/=]{20,})",
+    r"|(?:full-tokenid|tokenid)[\s\S]{0,400}?(?-u:\b)value\W{1,12}(?P<tk5>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+    r"|(?i:secret[ _]?id)[\x22']?[ \t]*[:=][ \t]*[\x22']?(?P<tk6>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+    r"|(?-u:\b)(?P<tk7>[A-Za-z0-9]{6,}::(?:server|node):[A-Za-z0-9]{6,})",
+    // Signatures of pre-signed URLs grant access.
+    r"|[?&](?i:x-amz-signature|x-goog-signature|sig|signature)=(?P<tk9>[^&\s\x22'#]{16,})",
     // Provider tokens by their documented prefixes.
     r"|(?-u:\b)(?P<tk1>",
     r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
@@ -144,6 +180,12 @@ const PATTERN: &str = concat!(
     r"|npm_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_\-]{40,}|hf_[A-Za-z0-9]{30,}",
     r"|dop_v1_[a-f0-9]{64}|tskey-[a-z]+-[A-Za-z0-9\-]{16,}|dckr_pat_[A-Za-z0-9_\-]{20,}",
     r"|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}|ATATT3[A-Za-z0-9_\-=]{50,}|lin_api_[A-Za-z0-9]{30,}",
+    r"|pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_\-]{30,}|PMAK-[0-9a-f]{24}-[0-9a-f]{34}|do[or]_v1_[a-f0-9]{64}",
+    r"|glc_[A-Za-z0-9+/=_\-]{30,}|CFPAT-[A-Za-z0-9_\-]{40,}|figd_[A-Za-z0-9_\-]{30,}|nfp_[A-Za-z0-9]{30,}",
+    r"|rnd_[A-Za-z0-9]{30,}|ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}",
+    r"|key-[0-9a-f]{32}|EAA[A-Za-z0-9]{80,}|sntrys_[A-Za-z0-9+/=_\-]{40,}|dapi[0-9a-f]{32}|NRAK-[A-Z0-9]{27}",
+    r"|sbp_[0-9a-f]{40}|pul-[0-9a-f]{40}|dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,}",
     r")",
     // Webhook URLs: the path is the secret.
     r"|hooks\.slack\.com/(?:services|workflows|triggers)/(?P<wh1>[A-Za-z0-9/_\-]{20,})",
@@ -160,13 +202,74 @@ const PATTERN: &str = concat!(
     r#"|(?i:(?-u:\b)(?:set-)?cookie[ \t]*:[ \t]*)(?P<ck1>[^\s"'][^\r\n"']*)"#,
     // .pgpass: host:port:db:user:password (a host that is not bare hex, so IPv6 is not one).
     r"|(?:(?m:^)|[\s:])[^:\s#/]*[^:\s#/0-9a-fA-F][^:\s#/]*:(?:[0-9]{2,5}|\*):[^:\s$]+:[^:\s$]+:(?P<pw1>\S+)(?mR:$)",
+    // Redis `CONFIG GET` replies: the name on one line, the value on the next.
+    r"|(?m:^)[0-9]+\) \x22(?i:requirepass|masterauth|tls-key-file-pass|tls-client-key-file-pass)\x22[ \t]*\r?\n[0-9]+\) \x22(?P<pw5a>[^\x22\r\n]+)\x22",
+    r"|(?m:^)(?i:requirepass|masterauth|tls-key-file-pass|tls-client-key-file-pass)[ \t]*\r?\n(?P<pw5b>[^\s\x22]\S*)",
+    // SQL and Redis statements that set or send a password (history files, statement
+    // views, MONITOR): IDENTIFIED BY '…', PASSWORD '…', SET PASSWORD … = '…', AUTH ….
+    r"|(?i:identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by)[ \t]+(?:'(?P<pw11a>[^'\r\n]*)'|\x22(?P<pw11b>[^\x22\r\n]*)\x22)",
+    r"|(?i:set[ \t]+password)[^=\r\n]*=[ \t]*(?:'(?P<pw13a>[^'\r\n]*)'|\x22(?P<pw13b>[^\x22\r\n]*)\x22)",
+    r"|(?-u:\b)(?i:password|passwd|secret)[ \t]+(?:\x22(?P<pw7a>[^\x22\r\n]+)\x22|'(?P<pw7b>[^'\r\n]+)')",
+    r"|(?-u:\b)(?:enable|username[ \t]+\S+(?:[ \t]+privilege[ \t]+[0-9]+)?)[ \t]+(?:password|secret)[ \t]+[0-9][ \t]+(?P<pw8>\S+)",
+    r"|(?m:^)[ \t]*AUTH[ \t]+(?:\S+[ \t]+)?(?P<pw14a>\S+)(?:[ \t]*\r?\n|\z)",
+    r"|\x22(?i:auth)\x22(?:[ \t]+\x22[^\x22]*\x22)?[ \t]+\x22(?P<pw15>[^\x22]+)\x22",
+    r"|(?i:setuser)[^\r\n]*?[ \t]>(?P<pw16>\S+)",
+    r"|(?-u:\b)(?:add_user|change_password)[ \t]+[^\s\[]\S*[ \t]+(?P<pw17>\S+)",
+    // Settings separated by blanks in LDAP, SNMP and similar files.
+    r"|(?m:^)[ \t]*(?i:bindpw|rootpw|client_secret|auth_key|authpass|auth_pass|masterpassword)[ \t]+(?P<pw6>[^\s=:\x22][^\s;]*)",
+    r"|(?m:^)[ \t]*(?i:r[ow]community6?)[ \t]+(?P<pw9>\S+)",
+    r"|(?m:^)[ \t]*(?i:com2sec6?)[ \t]+\S+[ \t]+\S+[ \t]+(?P<pw10>\S+)",
+    // Passwords on command lines (`ps` output, shell history).
+    r"|(?-u:\b)(?:mongo(?:sh|dump|restore|export|import)?|influx|docker[ \t]+login|podman[ \t]+login)(?-u:\b)[^\r\n|;&]*?[ \t]-p[ \t]*(?P<pw18a>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
+    r"|(?-u:\b)(?:ipmitool|mosquitto_(?:pub|sub|rr)|sqlcmd)(?-u:\b)[^\r\n|;&]*?[ \t]-P[ \t]*(?P<pw18b>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
+    r"|(?-u:\b)smbclient[^\r\n|;&]*?[ \t](?:-U|--user(?:=|[ \t]))[ \t]*[^\s%]*%(?P<pw19>[^\s'\x22]+)",
+    r"|(?-u:\b)[xw]freerdp[^\r\n|;&]*?[ \t]/p:(?P<pw20>\S+)",
+    r"|(?-u:\b)lftp[^\r\n|;&]*?[ \t]-u[ \t]*[^\s,]+,(?P<pw21>[^\s'\x22]+)",
+    r"|(?-u:\b)htpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*\S+[ \t]+\S+[ \t]+(?P<pw22>\S+)",
+    r"|(?-u:\b)vault[ \t]+login[ \t]+(?:-\S+[ \t]+)*(?P<tk8>[^\s\-=][^\s=]*)(?:[ \t]|(?mR:$))",
+    // A secret named in a sibling field: Kubernetes env (`- name: DB_PASSWORD` then
+    // `value: …`), JSON `{"name": …, "value": …}`, Terraform/Helm `set { name value }`,
+    // .NET `<add key=… value=…/>`, Hadoop `<name>…</name><value>…</value>`.
+    concat!(
+        r"|(?-u:\b)name[\x22']?[ \t]*[:=][ \t]*[\x22']?(?P<k9>",
+        name!(),
+        r#")[\x22']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?(?:-[ \t]+)?[\x22']?value[\x22']?[ \t]*[:=][ \t]*(?:\x22(?P<v9a>[^\x22\r\n]*)\x22|'(?P<v9b>[^'\r\n]*)'|(?P<v9c>[^\s\x22',}\]]+))"#
+    ),
+    concat!(
+        r"|<add[ \t]+key=\x22(?P<k10>",
+        name!(),
+        r")\x22[ \t]+value=\x22(?P<v10>[^\x22\r\n]*)\x22"
+    ),
+    concat!(
+        r"|<name>(?P<k11>",
+        name!(),
+        r")</name>[ \t\r\n]*<value>(?P<v11>[^<\r\n]+)</value>"
+    ),
+    concat!(
+        r"|<entry[ \t]+(?:name|key)=\x22(?P<k12>",
+        name!(),
+        r")\x22>(?P<v12>[^<\r\n]+)</entry>"
+    ),
     // Redis and .netrc settings separated by a space.
     r"|(?-u:\b)(?P<k1>(?i:requirepass|masterauth))[ \t]+(?:\x22(?P<v1a>[^\x22\r\n]*)\x22|(?P<v1b>[^\s=:]\S*))",
     // `password x` only at the start of a line: in prose the next word is no password.
     r"|(?m:^)[ \t]*(?P<k7>password|passwd)[ \t]+(?:\x22(?P<v7a>[^\x22\r\n]*)\x22|(?P<v7b>[^\s=:]\S*))",
     r"|(?-u:\b)login[ \t]+\S+[ \t]+(?P<k2>password)[ \t]+(?P<v2>\S+)",
+    // A line that is only a secret setting's name and its value, separated by blanks
+    // (`token abc`, `api_key "abc";`, `bind_pw abc`): the same reading as `password x`.
+    concat!(
+        r"|(?m:^)[ \t]*(?P<k13>",
+        name!(),
+        // The line must really end: a text cut just before a secret (re-scanned after a
+        // replacement) ends in a blank, which is no line end.
+        r")[ \t]+(?:\x22(?P<v13a>[^\x22\r\n]*)\x22|(?P<v13b>[^\s\x22=:]\S*?))(?:[ \t]*;?[ \t]*\r?\n|;?\z)"
+    ),
     // Command-line flags with a separate value: --password x, --api-key x.
-    r"|(?:^|[\s\x22'])(?P<k3>--?[A-Za-z0-9\-]*(?i:password|passwd|passphrase|secret|token|api-key|apikey|auth-key|access-key|secret-key|private-key))[ \t]+(?:\x22(?P<v3a>[^\x22\r\n]*)\x22|'(?P<v3b>[^'\r\n]*)'|(?P<v3c>[^\s\x22'\-][^\s\x22']*))",
+    concat!(
+        r"|(?:^|[\s\x22'])(?P<k3>--?",
+        name!(),
+        r")[ \t]+(?:\x22(?P<v3a>[^\x22\r\n]*)\x22|'(?P<v3b>[^'\r\n]*)'|(?P<v3c>[^\s\x22'\-][^\s\x22']*))"
+    ),
     // mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET.
     r"|(?-u:\b)mysql(?:dump|admin|check|import|show|slap)?(?-u:\b)[^\r\n|;&]*?[ \t]-p(?P<pw2>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
     r"|(?-u:\b)sshpass[ \t]+(?:-[A-Za-z]+[ \t]+)*?-p[ \t]*(?P<pw3>'[^'\r\n]+'|\x22[^\x22\r\n]+\x22|[^\s'\x22]+)",
@@ -288,6 +391,66 @@ static TRIGGERS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
             "curl",
             "mysql",
             "redis-cli",
+            "openvpn static key",
+            "private-key-format",
+            "ls0tls1crudjti",
+            "$p$",
+            "$h$",
+            "$s$",
+            "$a$",
+            "pbkdf2_",
+            "bcrypt",
+            "sha1$",
+            "md5$",
+            "argon2$",
+            "scrypt$",
+            "crypt$",
+            "0x0100",
+            "0x0200",
+            "ewogicjhdxrocyi6",
+            "ewojimf1dghzijo",
+            "pve:",
+            "pbs:",
+            "pvevnc:",
+            "tokenid",
+            "::server:",
+            "::node:",
+            "sig=",
+            "signature=",
+            "sg.",
+            "atatt3",
+            "lin_api_",
+            "pscale_",
+            "pmak-",
+            "_v1_",
+            "glc_",
+            "cfpat-",
+            "figd_",
+            "nfp_",
+            "rnd_",
+            "ntn_",
+            "sq0",
+            "eaa",
+            "sntrys_",
+            "dapi",
+            "nrak-",
+            "sbp_",
+            "pul-",
+            "dp.",
+            "identified",
+            "setuser",
+            "add_user",
+            "community",
+            "com2sec",
+            "mongo",
+            "influx",
+            "login",
+            "ipmitool",
+            "mosquitto_",
+            "sqlcmd",
+            "smbclient",
+            "freerdp",
+            "lftp",
         ])
         .ok()
 });
@@ -298,6 +461,8 @@ static SHAPES: LazyLock<Option<regex::bytes::Regex>> = LazyLock::new(|| {
     regex::bytes::Regex::new(concat!(
         r"(?m-u)(?:^|[\s:])[^:\s#/]*[^:\s#/0-9a-fA-F][^:\s#/]*:(?:[0-9]{2,5}|\*):[^:\s$]+:[^:\s$]+:\S",
         r"|(?:^|[\s:])[a-z_][a-z0-9_.\-]*\$?:[./0-9A-Za-z]{13,}:[0-9]*:",
+        // MySQL native hashes and Redis ACL hashes carry no word either.
+        r"|\*[0-9A-F]{40}|#[0-9a-f]{64}",
     ))
     .ok()
 });
@@ -379,6 +544,17 @@ fn decide(s: &str, c: &Captures<'_>, roles: &[(usize, Role)]) -> Decision {
                 }
                 name = Some(m);
             }
+            Role::Base64Pem => {
+                return if decodes_to_private_key(m.as_str()) {
+                    Decision::Replace {
+                        start: m.start(),
+                        end: m.end(),
+                        kind: Kind::PrivateKey,
+                    }
+                } else {
+                    Decision::ScanAfter(m.end())
+                };
+            }
             Role::Fixed(kind) => {
                 if s[m.start()..].starts_with(MARKER_OPEN) {
                     return Decision::Keep;
@@ -397,7 +573,8 @@ fn decide(s: &str, c: &Captures<'_>, roles: &[(usize, Role)]) -> Decision {
                 if s[m.start()..].starts_with(MARKER_OPEN) {
                     return Decision::Keep;
                 }
-                let kind = secret_name_kind(n.as_str());
+                let prop = jvm_property(s, n.start(), n.as_str());
+                let kind = secret_name_kind(prop).or_else(|| pwd_password(prop, v));
                 return match kind {
                     Some(kind) if !is_placeholder(v) && !is_nss_source(n.as_str(), v) => {
                         Decision::Replace {
@@ -412,6 +589,46 @@ fn decide(s: &str, c: &Captures<'_>, roles: &[(usize, Role)]) -> Decision {
         }
     }
     Decision::Keep
+}
+
+/// `-Dname=value` (a JVM system property): the name is what follows the `D`.
+fn jvm_property<'a>(s: &str, start: usize, name: &'a str) -> &'a str {
+    match name.strip_prefix('D') {
+        Some(rest) if !rest.is_empty() && s[..start].ends_with('-') => rest,
+        _ => name,
+    }
+}
+
+/// `PWD` is the working directory in `env` output, but `Pwd=` in a connection string
+/// (`…;User ID=sa;Pwd=…;`) or `?pwd=` in a URL is a password: a value that is no path.
+fn pwd_password(name: &str, v: &str) -> Option<Kind> {
+    (name.eq_ignore_ascii_case("pwd") && !v.starts_with('/') && !v.starts_with('~'))
+        .then_some(Kind::Password)
+}
+
+/// Does this base64 run decode to a PEM private key (or OpenVPN static key) header?
+fn decodes_to_private_key(b64: &str) -> bool {
+    let mut out = Vec::with_capacity(48);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in b64.bytes().take(64) {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => break,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(((acc >> bits) & 0xff) as u8);
+        }
+    }
+    let text = String::from_utf8_lossy(&out);
+    text.contains("PRIVATE KEY") || text.contains("OpenVPN Static key")
 }
 
 /// `true` when a value is not a secret but a stand-in for one: empty, a variable reference, a
@@ -699,6 +916,9 @@ fn singular_word_kind(w: &str, prev: Option<&str>) -> Option<Kind> {
         "token" => Kind::Token,
         "salt" => Kind::Salt,
         "cookie" | "sessid" | "phpsessid" | "jsessionid" | "sessionid" => Kind::SessionCookie,
+        "community" | "rocommunity" | "rwcommunity" => Kind::Password,
+        // `laravel_session`, `_gitlab_session`, `connect.sid`: named cookies.
+        "session" | "sid" if prev.is_some() => Kind::SessionCookie,
         "apikey" | "privatekey" | "secretkey" | "accesskey" | "authkey" | "presharedkey"
         | "masterkey" | "signingkey" | "encryptionkey" | "licensekey" | "clientkey" => Kind::Key,
         "key" => {
@@ -720,6 +940,30 @@ fn singular_word_kind(w: &str, prev: Option<&str>) -> Option<Kind> {
                 ("accesskey", Kind::Key),
                 ("credential", Kind::Secret),
             ];
+            // SSHPASS, AUTHPASS, adminpw: `pass` and `pw` glued to a word, except words
+            // that only end that way.
+            const NOT_PASS: &[&str] = &[
+                "bypass",
+                "compass",
+                "surpass",
+                "trespass",
+                "overpass",
+                "underpass",
+                "multipass",
+                "onepass",
+                "twopass",
+                "singlepass",
+                "firstpass",
+                "secondpass",
+                "encompass",
+                "passpass",
+            ];
+            if w.len() > 4 && w.ends_with("pass") && !NOT_PASS.contains(&w) {
+                return Some(Kind::Password);
+            }
+            if w.len() > 3 && w.ends_with("pw") {
+                return Some(Kind::Password);
+            }
             return GLUED
                 .iter()
                 .find(|(g, _)| w.len() > g.len() && w.ends_with(g))
@@ -737,6 +981,10 @@ pub fn secret_name_kind(name: &str) -> Option<Kind> {
     if joined == "pwd" || joined == "oldpwd" {
         // The working directory in `env` output.
         return None;
+    }
+    if joined == "secretid" {
+        // Consul's and Nomad's token secret.
+        return Some(Kind::Token);
     }
     if ws.iter().any(|w| MEASURE_WORDS.contains(&w.as_str()))
         || META_LAST_WORDS.contains(&last.as_str())

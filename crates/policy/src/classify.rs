@@ -562,7 +562,7 @@ impl<'p> Engine<'p> {
                 body,
                 redirects,
             } => {
-                if !(local_name(var) || env_allowed(var, None, false)) {
+                if !(local_name(var) || env_allowed(var, None, true)) {
                     self.fail(
                         "unknown.env",
                         words
@@ -1252,6 +1252,14 @@ impl<'p> Engine<'p> {
         for o in &parsed.occ {
             let fx = &o.opt.effects;
             recursive |= fx.recursive;
+            // grep's `-d recurse` (`--directories=rec`: GNU takes an abbreviated action) is
+            // `-r` spelled as a value; a value known only at run time may be it.
+            if o.opt.id == "--directories" {
+                recursive |= o
+                    .value
+                    .literal()
+                    .is_none_or(|v| !v.is_empty() && "recurse".starts_with(v));
+            }
             pattern_given |= fx.pattern;
             let ospan = words[o.word].span;
             if fx.unknown {
@@ -1465,7 +1473,7 @@ pub(crate) fn local_name(name: &str) -> bool {
 pub(crate) fn assign_name(e: &mut Engine<'_>, name: Option<&str>, span: Span, what: &str) {
     match name {
         Some(n) if crate::lower::is_name(n) => {
-            if local_name(n) || env_allowed(n, None, false) || n == "REPLY" {
+            if local_name(n) || env_allowed(n, None, true) || n == "REPLY" {
                 e.bind_unknown(n);
             } else {
                 e.fail(
@@ -1486,14 +1494,9 @@ pub(crate) fn assign_name(e: &mut Engine<'_>, name: Option<&str>, span: Span, wh
 /// Environment variables a command may receive.
 pub(crate) fn env_allowed(name: &str, value: Option<&str>, has_value: bool) -> bool {
     const SAFE: &[&str] = &[
-        "LANG",
-        "LANGUAGE",
-        "LC_ALL",
-        "TZ",
         "COLUMNS",
         "LINES",
         "NO_COLOR",
-        "TERM",
         "DEBIAN_FRONTEND",
         "SYSTEMD_COLORS",
         "SYSTEMD_URLIFY",
@@ -1509,8 +1512,18 @@ pub(crate) fn env_allowed(name: &str, value: Option<&str>, has_value: bool) -> b
         "RESTIC_REPOSITORY",
         "BORG_REPO",
     ];
-    if SAFE.contains(&name) || name.starts_with("LC_") {
+    if SAFE.contains(&name) {
         return true;
+    }
+    // Zone, locale and terminal names are looked up as files: a value that is a path
+    // (`TZ=/dev/watchdog`, `TZ=:/proc/…`, `LANG=../../x`) makes every later program open
+    // that file, and opening some devices has effects (a watchdog arms and reboots).
+    if matches!(name, "TZ" | "LANG" | "LANGUAGE" | "TERM") || name.starts_with("LC_") {
+        return !has_value
+            || value.is_some_and(|v| {
+                let v = v.trim_start_matches(':');
+                !v.starts_with('/') && !v.contains("..")
+            });
     }
     // Pagers may only be switched off; less only made safer (the canonical form sets these).
     match name {

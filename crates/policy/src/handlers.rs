@@ -63,6 +63,8 @@ pub(crate) enum Handler {
     Php,
     Psql,
     Mysql,
+    EtckeeperVcs,
+    SystemdAnalyze,
     // Full handlers (no generic option parsing).
     Find,
     Kill,
@@ -111,6 +113,8 @@ impl Handler {
             "printf" => Self::Printf,
             "read" => Self::Read,
             "getent" => Self::Getent,
+            "etckeeper_vcs" => Self::EtckeeperVcs,
+            "systemd_analyze" => Self::SystemdAnalyze,
             "docker_run" => Self::DockerRun,
             "container_inspect" => Self::ContainerInspect,
             "ps" => Self::Ps,
@@ -295,6 +299,8 @@ impl Handler {
             Self::Mysql => crate::dbclients::mysql(e, p, words),
             Self::Read => read(e, p, words),
             Self::Getent => getent(e, p, words),
+            Self::EtckeeperVcs => etckeeper_vcs(e, p, words),
+            Self::SystemdAnalyze => systemd_analyze(e, p, words),
             Self::DockerRun => docker_run(e, p, words),
             Self::ContainerInspect => container_inspect(e, p, words),
             Self::Ps => ps(e, p, words),
@@ -1603,13 +1609,26 @@ fn url_scheme(e: &mut Engine<'_>, w: &Word) {
         } else {
             // No scheme: curl and wget assume http.
             metadata_url(e, prefix, w.span);
+            secret_api(e, prefix, w.span);
         }
         return;
     };
     let scheme = prefix[..pos].to_ascii_lowercase();
     match scheme.as_str() {
-        "http" | "https" | "ftp" | "ftps" | "sftp" | "scp" => {
+        "http" | "https" | "ftp" | "ftps" => {
             metadata_url(e, &prefix[pos + 3..], w.span);
+            secret_api(e, &prefix[pos + 3..], w.span);
+        }
+        // A file read over SSH with this host's keys (the host may be this one, or a peer
+        // laid out the same): its path is judged as a local read.
+        "sftp" | "scp" => {
+            metadata_url(e, &prefix[pos + 3..], w.span);
+            let rest = &prefix[pos + 3..];
+            let path = rest.find('/').map_or("/", |i| &rest[i..]);
+            let path = path
+                .strip_prefix("/~")
+                .map_or_else(|| path.to_owned(), |p| format!("~{p}"));
+            file_url_read(e, &path, w.span);
         }
         "file" => {
             let rest = &prefix[pos + 3..];
@@ -1625,6 +1644,63 @@ fn url_scheme(e: &mut Engine<'_>, w: &Word) {
             w.span,
             format!("`{scheme}://` URLs are not modelled"),
         ),
+    }
+}
+
+/// HTTP endpoints that answer with secrets whatever host serves them: Kubernetes secrets
+/// (API server, `kubectl proxy`), Vault secret engines, Consul KV and ACL tokens, Nomad
+/// variables and allocation files, etcd v2 keys, RabbitMQ definitions (password hashes),
+/// Elasticsearch API keys; LXD/Incus file reads are judged by the guest path they name.
+fn secret_api(e: &mut Engine<'_>, rest: &str, span: Span) {
+    let Some(i) = rest.find('/') else {
+        return;
+    };
+    let (path, query) = rest[i..].split_once('?').unwrap_or((&rest[i..], ""));
+    let path = percent_decode(path).to_ascii_lowercase();
+    let mut segs: Vec<&str> = Vec::new();
+    for s in path.split('/') {
+        match s {
+            "" | "." => {}
+            ".." => {
+                segs.pop();
+            }
+            _ => segs.push(s),
+        }
+    }
+    let at = |k: usize, w: &str| segs.get(k).is_some_and(|s| *s == w);
+    let v1 = at(0, "v1");
+    let hit = (matches!(segs.first(), Some(&"api" | &"apis")) && segs.contains(&"secrets"))
+        || (v1
+            && matches!(
+                segs.get(1),
+                Some(&"secret" | &"kv" | &"cubbyhole" | &"var" | &"vars" | &"snapshot")
+            ))
+        || (v1 && at(1, "sys") && at(2, "raw"))
+        || (v1 && at(1, "acl") && segs.get(2).is_some_and(|s| s.starts_with("token")))
+        || (v1 && at(1, "client") && at(2, "fs"))
+        || (v1 && at(1, "transit") && at(2, "export"))
+        || (v1
+            && at(1, "auth")
+            && at(2, "token")
+            && segs.get(3).is_some_and(|s| s.starts_with("lookup")))
+        || (v1 && segs.contains(&"creds"))
+        || (at(0, "v2") && at(1, "keys"))
+        || (at(0, "api") && at(1, "definitions"))
+        || (at(0, "_security") && at(1, "api_key"));
+    if hit {
+        e.add(
+            "secret.api",
+            Class::Destructive,
+            span,
+            "reads an API endpoint that answers with secrets",
+        );
+    }
+    // LXD and Incus: `/1.0/instances/NAME/files?path=/etc/shadow` reads a guest's file.
+    if at(0, "1.0") && segs.contains(&"files") {
+        match query.split('&').find_map(|kv| kv.strip_prefix("path=")) {
+            Some(p) => file_url_read(e, p, span),
+            None => e.read_patterns(&["**".to_owned()], false, span),
+        }
     }
 }
 
@@ -2591,6 +2667,30 @@ fn ansible(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         return;
     }
     let span = span0(words);
+    // Module arguments and extra variables are Jinja templates: `{{ lookup('pipe', …) }}`
+    // runs a program and `lookup('file', …)` reads one on the controller; `-e @FILE` loads
+    // a file whose parse errors quote it.
+    for o in &p.occ {
+        let id = o.opt.id.as_str();
+        if id != "--args" && id != "--extra-vars" {
+            continue;
+        }
+        let ospan = words[o.word].span;
+        match o.value.literal() {
+            Some(v) if v.contains("{{") || v.contains("{%") => e.fail(
+                "unknown.ansible",
+                ospan,
+                "a Jinja template in the arguments can run lookups (pipe, file) on the controller",
+            ),
+            Some(v) if id == "--extra-vars" && v.starts_with('@') => e.read_literal(&v[1..], ospan),
+            Some(_) => {}
+            None => e.fail(
+                "unknown.ansible",
+                ospan,
+                "the arguments are only known at run time",
+            ),
+        }
+    }
     let module = match p.values("--module-name").next() {
         Some(o) => match o.value.literal() {
             Some(m) => m.rsplit('.').next().unwrap_or(m),
@@ -2605,6 +2705,18 @@ fn ansible(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         },
         None => "command",
     };
+    // `debug var=…` prints inventory and vault variables (`hostvars`, `ansible_password`).
+    let prints_vars = module == "debug"
+        && p.values("--args")
+            .any(|o| o.value.literal().is_none_or(|v| v.contains("var=")));
+    if prints_vars {
+        e.add(
+            "secret.ansible",
+            Class::Destructive,
+            span,
+            "`debug var=…` prints inventory variables, which may hold vault secrets",
+        );
+    }
     if RUNS.contains(&module) {
         e.fail(
             "unknown.ansible",
@@ -2940,9 +3052,32 @@ fn read(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 }
 
 fn getent(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    if let Some(&i) = p.operands.first() {
+    const DATABASES: &[&str] = &[
+        "ahosts",
+        "ahostsv4",
+        "ahostsv6",
+        "aliases",
+        "ethers",
+        "group",
+        "hosts",
+        "initgroups",
+        "netgroup",
+        "networks",
+        "passwd",
+        "protocols",
+        "rpc",
+        "services",
+    ];
+    // The first operand is the database unless an option value the spec does not know
+    // (`-s files shadow`) shifted it: then any later operand may be.
+    let known_db = p
+        .operands
+        .first()
+        .and_then(|&i| words[i].literal())
+        .is_some_and(|d| DATABASES.contains(&d));
+    for (n, &i) in p.operands.iter().enumerate() {
         match words[i].literal() {
-            Some("shadow" | "gshadow") => {
+            Some("shadow" | "gshadow" | "tcb") if n == 0 || !known_db => {
                 e.add(
                     "secret.read",
                     Class::Destructive,
@@ -2951,11 +3086,86 @@ fn getent(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 );
             }
             Some(_) => {}
+            None if n > 0 && known_db => {}
             None => e.fail(
                 "unknown.getent",
                 words[i].span,
                 "database name only known at run time",
             ),
+        }
+    }
+}
+
+/// `etckeeper vcs log|diff` show /etc's history, where etckeeper commits `/etc/shadow`
+/// and the host keys: patches ask unless paths after `--` limit them, and then each path
+/// (relative to /etc, a directory recursively) is judged as a read.
+fn etckeeper_vcs(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let sub = p.sub_words.last().and_then(|&i| words[i].literal());
+    let patch = match sub.unwrap_or("") {
+        "log" => p.has("--patch") || p.has("-u"),
+        _ => !["--stat", "--shortstat", "--name-only", "--name-status"]
+            .iter()
+            .any(|id| p.has(id)),
+    };
+    if !patch {
+        return;
+    }
+    let dd = words.iter().position(|w| w.literal() == Some("--"));
+    let paths: Vec<usize> = p
+        .operands
+        .iter()
+        .copied()
+        .filter(|&i| dd.is_some_and(|d| i > d))
+        .collect();
+    let span = words.first().map(|w| w.span).unwrap_or_default();
+    if paths.is_empty() {
+        e.add(
+            "secret.read",
+            Class::Destructive,
+            span,
+            "shows changes to every file in /etc, `/etc/shadow` and host keys among them",
+        );
+        return;
+    }
+    for i in paths {
+        let pat = match words[i].literal() {
+            Some(l) if l.starts_with('/') => l.to_owned(),
+            Some(l) => format!("/etc/{l}"),
+            None => "/etc/**".to_owned(),
+        };
+        let mut esc = String::with_capacity(pat.len());
+        if pat == "/etc/**" {
+            esc.push_str(&pat);
+        } else {
+            crate::paths::escape_into(&pat, &mut esc);
+        }
+        e.read_patterns(&[esc], true, words[i].span);
+    }
+}
+
+/// `systemd-analyze cat-config NAME` prints any file or directory under a configuration
+/// root (`/etc/shadow`, `ssh/ssh_host_rsa_key`): each operand is judged as a read there.
+fn systemd_analyze(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    if p.sub_words.last().and_then(|&i| words[i].literal()) != Some("cat-config") {
+        return;
+    }
+    for &i in &p.operands {
+        let Some(l) = words[i].literal() else {
+            e.read_patterns(&["**".to_owned()], true, words[i].span);
+            continue;
+        };
+        let pats: Vec<String> = if l.starts_with('/') {
+            vec![l.to_owned()]
+        } else {
+            ["/etc/", "/run/", "/usr/lib/", "/usr/local/lib/"]
+                .iter()
+                .map(|root| format!("{root}{l}"))
+                .collect()
+        };
+        for pat in pats {
+            let mut esc = String::with_capacity(pat.len());
+            crate::paths::escape_into(&pat, &mut esc);
+            e.read_patterns(&[esc], true, words[i].span);
         }
     }
 }

@@ -474,6 +474,141 @@ const SECRET_READ: &[&str] = &[
     "/dev/port",
     "/dev/tcp/**",
     "/dev/udp/**",
+    // Private keys by directory or extension (Puppet, tinc, DNSSEC and DKIM, borg).
+    "**/ssl/private_keys/**",
+    "**/*.priv",
+    "**/*.private",
+    "**/dkim/**.pem",
+    "**/borg/keys/**",
+    "**/sops/age/keys.txt",
+    "**/age/key*.txt",
+    "**/.age/**",
+    // Raw database files of the account tables (password hashes).
+    "/var/lib/mysql/mysql/**",
+    "/var/lib/mysql/mysql.ibd",
+    "/var/lib/postgresql/*/main/global/**",
+    "/var/lib/pgsql/data/global/**",
+    "/var/lib/pgsql/*/data/global/**",
+    "**/atuin/key",
+    "**/atuin/session",
+    "**/*.psk",
+    "**/master-key.aes",
+    "/etc/libvirt/secrets/**",
+    // Password files and hashes of services.
+    "/etc/passwd-s3fs",
+    "/etc/dovecot/users",
+    "/etc/dovecot/passwd",
+    "/etc/dovecot/dovecot-sql.conf.ext",
+    "/etc/dovecot/dovecot-ldap.conf.ext",
+    "**/users.acl",
+    "/etc/mail/authinfo*",
+    "**/userlist.txt",
+    "/etc/mosquitto/pwfile",
+    "/etc/snmp/snmpd.conf",
+    "/var/lib/snmp/snmpd.conf",
+    "/etc/openldap/slapd.conf",
+    "/etc/ldap/slapd.conf",
+    "/etc/nslcd.conf",
+    "/etc/pam_ldap.conf",
+    "/etc/libnss-ldap.conf",
+    "/boot/**/user.cfg",
+    "/etc/postfix/*sql*.cf",
+    "/etc/postfix/ldap*.cf",
+    "/etc/phpmyadmin/config-db.php",
+    "/etc/zabbix/web/zabbix.conf.php",
+    "/etc/zabbix/zabbix_server.conf",
+    "/etc/zabbix/zabbix_proxy.conf",
+    "/etc/icinga2/conf.d/api-users.conf",
+    "/etc/rundeck/realm.properties",
+    "/etc/matrix-synapse/**",
+    "/etc/graylog/server/server.conf",
+    "**/.htdigest",
+    "**/pass.txt",
+    "**/wp-config.php*",
+    // Registry, cluster and cloud credentials by location.
+    "/var/lib/kubelet/config.json",
+    "**/.dockercfg",
+    "/etc/docker/key.json",
+    "/var/lib/docker/containers/*/config.v2.json",
+    "/var/lib/cloud/**/user-data*",
+    "/var/lib/cloud/seed/**",
+    "/var/lib/etcd/**",
+    "/etc/rancher/**.yaml",
+    "/var/lib/rancher/rke2/server/**",
+    "/etc/rancher/node/password",
+    "**/k3s.yaml",
+    "**/rke2.yaml",
+    "**/admin.conf",
+    "**/super-admin.conf",
+    "**/.talos/config",
+    "**/.talosconfig",
+    "**/.influxdbv2/configs",
+    "**/.runner",
+    "**/github-copilot/*.json",
+    "**/ngrok.yml",
+    "**/.cloudflared/*.pem",
+    "**/.cloudflared/*.json",
+    "/etc/cloudflared/*.pem",
+    "/etc/cloudflared/*.json",
+    "**/*-key.json",
+    "**/*_key.json",
+    "**/key.json",
+    "**/service-account*.json",
+    "**/.linode-cli",
+    "**/linode-cli",
+    "**/.config/scw/**",
+    "**/.vultr-cli.yaml",
+    "**/.ovh.conf",
+    "**/.ibmcloud/config.json",
+    "**/wg0.conf",
+    "**/wg1.conf",
+    "**/wg2.conf",
+];
+
+/// Devices and kernel files whose open or read has an effect (a watchdog arms and reboots
+/// the host, a tape rewinds, a serial line resets what hangs on it, a trace pipe or
+/// `/proc/kmsg` is consumed, MMIO registers clear on read) or captures live input (key
+/// presses, other terminals, screens, microphones, cameras).
+const LIVE_DEVICES: &[&str] = &[
+    "/dev/watchdog*",
+    "/dev/input/**",
+    "/dev/hidraw*",
+    "/dev/uinput",
+    "/dev/vcs*",
+    "/dev/tty[0-9]*",
+    "/dev/console",
+    "/dev/pts/**",
+    "/dev/ptmx",
+    "/dev/ttyS*",
+    "/dev/ttyUSB*",
+    "/dev/ttyACM*",
+    "/dev/ttyAMA*",
+    "/dev/serial/**",
+    "/dev/st[0-9]*",
+    "/dev/nst*",
+    "/dev/nvram",
+    "/dev/snd/**",
+    "/dev/video*",
+    "/dev/fb[0-9]*",
+    "/dev/ipmi*",
+    "/dev/mei*",
+    "/dev/tpm*",
+    "/dev/rtc*",
+    "/dev/hpet",
+    "/dev/cpu/**",
+    "/dev/sg[0-9]*",
+    "/dev/bsg/**",
+    "/dev/uio*",
+    "/dev/i2c-*",
+    "/dev/spidev*",
+    "/dev/gpiochip*",
+    "/dev/mcelog",
+    "/dev/initctl",
+    "/run/initctl",
+    "/proc/kmsg",
+    "/sys/kernel/tracing/**",
+    "/sys/kernel/debug/**",
+    "/sys/bus/pci/devices/*/resource*",
 ];
 
 /// Secrets under these directories are reached by recursive reads (`grep -r`, `tar c`),
@@ -654,14 +789,37 @@ const SECRET_NAME_WORDS: &[&str] = &[
     ".netrc",
     ".pgpass",
     "authkey",
+    ".priv",
+    "private_key",
+    "privatekey",
+    "userlist",
+    "authinfo",
+    "user-data",
+    "htdigest",
+    "pwfile",
 ];
 
 /// Names containing a word above that are public by convention.
 fn public_name(name: &str) -> bool {
     // The account list and its backups hold no hashes (those are in `shadow`).
-    let n = name.as_bytes();
-    n.len() >= 6 && n[..6].eq_ignore_ascii_case(b"passwd")
-        || name.eq_ignore_ascii_case("shadow.5.gz")
+    // Only the account list's own spellings (`passwd`, `passwd-`, `passwd.bak`): not
+    // `passwd-s3fs`, `passwd.txt` or Dovecot's `passwd` elsewhere (see the lists).
+    let lower = name.to_ascii_lowercase();
+    matches!(
+        lower.as_str(),
+        "passwd"
+            | "passwd-"
+            | "passwd~"
+            | "passwd.bak"
+            | "passwd.old"
+            | "passwd.orig"
+            | "passwd.lock"
+            | "passwd.dpkg-old"
+            | "passwd.dpkg-dist"
+            | "passwd.dpkg-new"
+            | "passwd.5.gz"
+            | "passwd.1.gz"
+    ) || name.eq_ignore_ascii_case("shadow.5.gz")
         // Ansible's vault files are encrypted at rest.
         || name == "vault.yml"
         || name == "vault.yaml"
@@ -741,7 +899,8 @@ pub(crate) fn secret_read(pat: &str) -> Option<&'static str> {
 }
 
 fn secret_read_here(pat: &str) -> Option<&'static str> {
-    if PUBLIC_SUFFIXES.iter().any(|s| pat.ends_with(s)) {
+    // cloudflared's `cert.pem` holds the tunnel token and a private key.
+    if PUBLIC_SUFFIXES.iter().any(|s| pat.ends_with(s)) && !pat.contains("cloudflared/") {
         return None;
     }
     if let Some(s) = ssh_private(pat)
@@ -1020,7 +1179,7 @@ fn bigrams(s: &str) -> u64 {
 static PROTECTED: std::sync::LazyLock<Compiled> =
     std::sync::LazyLock::new(|| Compiled::new(&[PROTECTED_WRITE]));
 static SECRETS: std::sync::LazyLock<Compiled> =
-    std::sync::LazyLock::new(|| Compiled::new(&[SECRET_SYSTEM, SECRET_READ]));
+    std::sync::LazyLock::new(|| Compiled::new(&[SECRET_SYSTEM, SECRET_READ, LIVE_DEVICES]));
 static GUEST_ROOT_LIST: std::sync::LazyLock<Compiled> =
     std::sync::LazyLock::new(|| Compiled::new(&[GUEST_ROOTS]));
 static SECRET_DIR_LIST: std::sync::LazyLock<Compiled> =

@@ -388,6 +388,11 @@ pub(crate) fn awk(program: &str) -> Result<Vec<Effect>, String> {
     while k < toks.len() {
         match &toks[k] {
             Tok::Ident(s) if s == "system" => fx.push(Effect::Exec),
+            // Assigning ARGV or ARGC (`ARGV[1]="/etc/shadow"`, `split(s, ARGV)`,
+            // `ARGV[ARGC++]=f`) makes the program read files named at run time.
+            Tok::Ident(s) if s == "ARGV" || s == "ARGC" => fx.push(Effect::Opaque(
+                "the program changes the list of files it reads (ARGV)",
+            )),
             Tok::Ident(s) if s == "getline" => {
                 if let Some(Tok::Punct("<")) = toks.get(k + 1) {
                     match toks.get(k + 2) {

@@ -553,6 +553,11 @@ const SECRET_TABLES: &[&str] = &[
     "pg_authid",
     "pg_user_mapping",
     "pg_user_mappings",
+    // Connection strings with passwords: logical replication subscriptions, MySQL's
+    // replication source, MariaDB's accounts (hashes in JSON).
+    "pg_subscription",
+    "slave_master_info",
+    "global_priv",
 ];
 
 /// Application tables of accounts and credentials (Grafana `user`, `api_key`,
@@ -757,6 +762,17 @@ fn statement(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
 /// A statement that reads: every function it calls must be known, and `INTO` writes.
 fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
     let mut worst = (Class::ReadOnly, String::from("reads the database"));
+    // `SHOW CREATE USER` prints the password hash, `SHOW CREATE SERVER` a FEDERATED
+    // password.
+    if word(s.first()) == "show"
+        && word(s.get(1)) == "create"
+        && matches!(word(s.get(2)), "user" | "server")
+    {
+        worst = (
+            Class::Destructive,
+            "`SHOW CREATE USER|SERVER` prints a password or its hash".into(),
+        );
+    }
     if let Some(t) = star_from_account_table(s) {
         worst = (
             Class::Destructive,
@@ -768,6 +784,8 @@ fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
             // `SELECT login, password, salt FROM user`, `rolpassword FROM pg_authid`.
             Tok::Word(w)
                 if crate::handlers::names_credential(w)
+                    || w == "subconninfo"
+                    || w == "primary_conninfo"
                     || w == "pass"
                     || w == "salt"
                     || w.ends_with("_pass")

@@ -5,6 +5,7 @@
 mod api;
 mod attack2;
 mod attack3;
+mod attack4;
 mod budget;
 mod corpus;
 mod depth;
