@@ -65,6 +65,7 @@ pub(crate) enum Handler {
     Mysql,
     EtckeeperVcs,
     SystemdAnalyze,
+    Smartctl,
     // Full handlers (no generic option parsing).
     Find,
     Kill,
@@ -115,6 +116,7 @@ impl Handler {
             "getent" => Self::Getent,
             "etckeeper_vcs" => Self::EtckeeperVcs,
             "systemd_analyze" => Self::SystemdAnalyze,
+            "smartctl" => Self::Smartctl,
             "docker_run" => Self::DockerRun,
             "container_inspect" => Self::ContainerInspect,
             "ps" => Self::Ps,
@@ -301,6 +303,7 @@ impl Handler {
             Self::Getent => getent(e, p, words),
             Self::EtckeeperVcs => etckeeper_vcs(e, p, words),
             Self::SystemdAnalyze => systemd_analyze(e, p, words),
+            Self::Smartctl => smartctl(e, p, words),
             Self::DockerRun => docker_run(e, p, words),
             Self::ContainerInspect => container_inspect(e, p, words),
             Self::Ps => ps(e, p, words),
@@ -3166,6 +3169,34 @@ fn systemd_analyze(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             let mut esc = String::with_capacity(pat.len());
             crate::paths::escape_into(&pat, &mut esc);
             e.read_patterns(&[esc], true, words[i].span);
+        }
+    }
+}
+
+/// `smartctl -l TYPE` reads a log, except the SCT settings that take values after a comma:
+/// `scterc,70,70` sets the drive's error-recovery timeouts and `scttempint,N` its
+/// temperature logging interval. A value known only at run time may be one of them.
+fn smartctl(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    for o in p.values("--log") {
+        let span = words[o.word].span;
+        match o.value.literal() {
+            None => e.fail(
+                "unknown.smartctl_log",
+                span,
+                "`smartctl -l` value only known at run time may set an SCT setting",
+            ),
+            Some(v) if v.contains(',') => {
+                let kind = v.split(',').next().unwrap_or(v).to_ascii_lowercase();
+                if kind.starts_with("scterc") || kind.starts_with("scttempint") {
+                    e.add(
+                        "handler.smartctl_set",
+                        Class::ConfigMutation,
+                        span,
+                        format!("`smartctl -l {v}` changes a drive setting"),
+                    );
+                }
+            }
+            Some(_) => {}
         }
     }
 }

@@ -6,6 +6,7 @@ mod api;
 mod attack2;
 mod attack3;
 mod attack4;
+mod attack5;
 mod budget;
 mod corpus;
 mod depth;
