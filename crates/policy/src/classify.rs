@@ -32,11 +32,13 @@ pub(crate) struct ArgvOut {
     pub rewrites: Vec<(usize, String)>,
     /// Insert these (already quoted) words before word i.
     pub inserts: Vec<(usize, String)>,
+    /// Words that run as `./WORD`: a relative glob that could otherwise expand to an option.
+    pub dot_prefix: Vec<usize>,
 }
 
 impl ArgvOut {
     fn is_empty(&self) -> bool {
-        self.rewrites.is_empty() && self.inserts.is_empty()
+        self.rewrites.is_empty() && self.inserts.is_empty() && self.dot_prefix.is_empty()
     }
 }
 
@@ -1015,6 +1017,9 @@ impl<'p> Engine<'p> {
                 if !first {
                     out.push(' ');
                 }
+                if ao.dot_prefix.contains(&i) {
+                    out.push_str("./");
+                }
                 out.push_str(text);
                 first = false;
             }
@@ -1159,10 +1164,31 @@ impl<'p> Engine<'p> {
             h.run_full(self, spec, words, off, ao);
             return;
         }
+        // A relative glob (`*.log`, `*`) could expand to a file named like an option
+        // (`--files0-from=…`): it runs as `./*.log`, which never can, and is read as the
+        // operand it is meant to be. Only before `--` and only for strict specs.
+        let dashes_at = words
+            .iter()
+            .position(|w| w.literal() == Some("--"))
+            .unwrap_or(words.len());
+        let dotted = |i: usize, w: &Word| {
+            i > 0 && i < dashes_at && spec.style != crate::spec::Style::Lenient && relative_glob(w)
+        };
         let parsed = {
             let me: &Self = self;
-            opts::parse(spec, words, &|w| me.may_be_option(w))
+            opts::parse(spec, words, &|i, w| me.may_be_option(w) && !dotted(i, w))
         };
+        // Only where it matters: a command with no dangerous option reads any expansion the
+        // same way, and its canonical form stays as typed.
+        if let Ok(p) = &parsed
+            && p.path.iter().any(|s| s.options.any_dangerous)
+        {
+            for (i, w) in words.iter().enumerate() {
+                if dotted(i, w) && self.may_be_option(w) {
+                    ao.dot_prefix.push(off + i);
+                }
+            }
+        }
         let parsed = match parsed {
             Ok(p) => p,
             Err(u) => {
@@ -1713,6 +1739,12 @@ pub(crate) fn quoted(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
     quote_word(s, &mut o, false);
     o
+}
+
+/// A word that starts with a glob (`*`, `?*.log`, `[!a]*`): relative, and expanded by the
+/// shell into names that may start with `-`.
+fn relative_glob(w: &Word) -> bool {
+    matches!(w.parts.first(), Some(Part::Glob(_)))
 }
 
 /// Whether a dry-run flag is in effect: the LAST dry-run option before `--` decides

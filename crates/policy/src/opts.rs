@@ -114,7 +114,8 @@ struct P<'a, 'f> {
     operands: Indices,
     /// The words that named subcommands, in order.
     sub_words: Indices,
-    may_be_option: &'f dyn Fn(&Word) -> bool,
+    /// Whether word `i` (not a literal) may expand to an option.
+    may_be_option: &'f dyn Fn(usize, &Word) -> bool,
 }
 
 impl<'a> P<'a, '_> {
@@ -422,7 +423,7 @@ fn lit_prefix(w: &Word) -> Option<&str> {
 pub(crate) fn parse<'a>(
     root: &'a CmdSpec,
     words: &'a [Word],
-    may_be_option: &dyn Fn(&Word) -> bool,
+    may_be_option: &dyn Fn(usize, &Word) -> bool,
 ) -> Result<Parsed<'a>, Unsupported> {
     let mut p = P {
         words,
@@ -527,7 +528,7 @@ pub(crate) fn parse<'a>(
             };
             i += 1 + consumed;
             continue;
-        } else if lit.is_none() && (p.may_be_option)(w) {
+        } else if lit.is_none() && (p.may_be_option)(i, w) {
             // Partly literal options with an expanded tail: `--output=$f`, `-n$N`.
             match lit_prefix(w) {
                 Some(s) if s.starts_with("--") && s.len() > 2 => {

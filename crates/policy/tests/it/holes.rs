@@ -494,3 +494,33 @@ fn only_commands_without_options_are_lenient() {
         );
     }
 }
+
+/// A relative glob could expand to a file named like a dangerous option (`--files0-from=…`),
+/// so it used to ask on every tool that has one (`du -sh *`, `grep -i error *.log`). It now
+/// runs as `./*`, which never expands to an option, and the everyday read stays read-only.
+#[test]
+fn relative_globs_run_dotted_and_never_as_options() {
+    let policy = Policy::default_policy().unwrap();
+    for (cmd, runs) in [
+        ("du -sh *", "du -sh ./*"),
+        ("grep -i error *.log", "grep -i error ./*.log"),
+        ("wc -l *.conf", "wc -l ./*.conf"),
+        ("file *", "file ./*"),
+        ("du -sh ?*", "du -sh ./?*"),
+        ("grep -c ERROR [!a]*.log", "grep -c ERROR ./[!a]*.log"),
+        ("sudo du -sh *", "sudo du -sh ./*"),
+        ("du -sh /var/log/* *", "du -sh /var/log/* ./*"),
+    ] {
+        let d = policy.classify(cmd);
+        assert_eq!(d.class, Class::ReadOnly, "{cmd}: {}", d.summary());
+        assert_eq!(d.canonical.as_deref(), Some(runs), "{cmd}");
+    }
+    // Tools with no dangerous option keep the text as typed.
+    for cmd in ["ls -la *.log", "cat *.conf", "stat *"] {
+        assert_eq!(policy.classify(cmd).canonical.as_deref(), Some(cmd));
+    }
+    // A parameter may hold an absolute path: it cannot be dotted, and still asks.
+    for cmd in ["du -sh $X", "grep -i error $F", "wc -l $(cat list)"] {
+        assert!(policy.classify(cmd).unknown, "{cmd}");
+    }
+}
