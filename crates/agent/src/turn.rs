@@ -305,11 +305,13 @@ pub(crate) fn add_note(agent: &Agent, session: SessionId, text: &str) -> Result<
 
 pub(crate) fn emit_status(agent: &Agent, session: SessionId) -> Result<(), AgentError> {
     let row = agent.inner.store.get_session(session)?;
+    let approval_open = agent.inner.store.active_approval_window(session)?.is_some();
     agent.emit(AgentEvent::TaskStatus {
         session_id: session,
         status: convert::session_status(row.status),
         outcome: row.outcome.map(convert::outcome),
         summary: row.summary,
+        approval_open,
     });
     Ok(())
 }

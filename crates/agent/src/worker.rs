@@ -208,6 +208,7 @@ pub(crate) async fn reconnect(agent: &Agent, session: SessionId) -> Result<bool,
         status: crate::convert::session_status(row.status),
         outcome: None,
         summary: None,
+        approval_open: store.active_approval_window(session)?.is_some(),
     });
     let flags = TurnFlags {
         auto: true,

@@ -417,6 +417,7 @@ mod tests {
                 status: SessionStatus::Done,
                 outcome: None,
                 summary: Some(format!("all fine{h}")),
+                approval_open: false,
             },
             AgentEvent::Error {
                 session_id: 1,

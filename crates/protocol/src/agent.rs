@@ -249,6 +249,9 @@ pub enum AgentEvent {
         status: SessionStatus,
         outcome: Option<Outcome>,
         summary: Option<String>,
+        /// Whether an approval window is open now: the faces update the plan panel from
+        /// this event alone, without fetching the session again.
+        approval_open: bool,
     },
     /// A follow-up reopened a finished session with a new plan generation.
     TaskReopened {

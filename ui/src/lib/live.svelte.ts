@@ -83,7 +83,10 @@ class LiveSession {
   }
 
   apply(event: AgentEvent) {
-    if (event.type === 'task_status' || event.type === 'done') void sessions.refresh();
+    // Events carry what changed: the sidebar row is patched, nothing is fetched again.
+    if (event.type === 'task_status') {
+      sessions.update(event.session_id, { status: event.status, outcome: event.outcome, summary: event.summary });
+    }
     if (event.session_id !== this.id) return;
     const view = this.view;
     switch (event.type) {
@@ -98,8 +101,10 @@ class LiveSession {
         break;
       case 'text_delta':
         this.notice = null;
+        const known = event.message_id in this.streaming;
         this.streaming[event.message_id] = (this.streaming[event.message_id] ?? '') + event.delta;
-        if (view && !view.messages.some((m) => m.id === event.message_id)) {
+        // Only a message's first delta looks for its bubble; the rest append.
+        if (view && !known && !view.messages.some((m) => m.id === event.message_id)) {
           view.messages.push({
             id: event.message_id,
             role: 'assistant',
@@ -152,9 +157,8 @@ class LiveSession {
           view.session.status = event.status;
           view.session.outcome = event.outcome;
           view.session.summary = event.summary;
+          view.approval_open = event.approval_open;
         }
-        // The approval window may have opened or closed with the status.
-        void this.reload();
         break;
       case 'task_reopened':
         break;

@@ -44,6 +44,15 @@ describe('live session', () => {
     await live.open(7);
   });
 
+  it('applies a status change from the event alone, with the approval window', () => {
+    live.apply({ type: 'task_status', session_id: 7, status: 'executing', outcome: null, summary: null, approval_open: true });
+    expect(live.view?.session.status).toBe('executing');
+    expect(live.view?.approval_open).toBe(true);
+    live.apply({ type: 'task_status', session_id: 7, status: 'done', outcome: 'success', summary: 'ok', approval_open: false });
+    expect(live.view?.approval_open).toBe(false);
+    expect(live.view?.session.summary).toBe('ok');
+  });
+
   it('offers to resume a session whose work was in flight once per start, and no other', async () => {
     const at = (id: number, status: SessionView['session']['status']) => ({
       ...structuredClone(view),

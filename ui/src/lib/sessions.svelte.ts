@@ -26,6 +26,23 @@ class Sessions {
       if (generation === this.#generation) this.loading = false;
     }
   }
+
+  /**
+   * A session's status changed: its row is updated in place and moves to the top (the list
+   * is most recently active first). Only a session not in the list yet (just started, or
+   * hidden by the search) costs a reload.
+   */
+  update(id: number, patch: Pick<SessionSummary, 'status' | 'outcome' | 'summary'>) {
+    const i = this.items.findIndex((s) => s.id === id);
+    const current = this.items[i];
+    if (!current) {
+      void this.refresh();
+      return;
+    }
+    const row: SessionSummary = { ...current, ...patch, last_active_at_ms: Date.now() };
+    this.items.splice(i, 1);
+    this.items.unshift(row);
+  }
 }
 
 export const sessions = new Sessions();

@@ -25,7 +25,12 @@ notice: string, } | { "type": "message", session_id: number, message: Message, }
 /**
  * The command waiting for a per-command approval; absent for a plan approval.
  */
-execution: Execution | null, } | { "type": "execution", session_id: number, execution: Execution, } | { "type": "task_status", session_id: number, status: SessionStatus, outcome: Outcome | null, summary: string | null, } | { "type": "task_reopened", session_id: number, generation: number, } | { "type": "error", session_id: number, code: ErrorCode, message: string, retryable: boolean, } | { "type": "done", session_id: number, 
+execution: Execution | null, } | { "type": "execution", session_id: number, execution: Execution, } | { "type": "task_status", session_id: number, status: SessionStatus, outcome: Outcome | null, summary: string | null, 
+/**
+ * Whether an approval window is open now: the faces update the plan panel from
+ * this event alone, without fetching the session again.
+ */
+approval_open: boolean, } | { "type": "task_reopened", session_id: number, generation: number, } | { "type": "error", session_id: number, code: ErrorCode, message: string, retryable: boolean, } | { "type": "done", session_id: number, 
 /**
  * True when the turn ended on an error or a stop.
  */
