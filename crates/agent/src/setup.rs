@@ -193,9 +193,7 @@ pub async fn assemble_from_settings(
         (None, nomos_llm::Credential::Stored) => {
             let account = resolved.keyring_account();
             match load_or_migrate_key(&account, &resolved.base_url).await {
-                Ok(Some(key)) => Some(Arc::new(nomos_llm::StaticToken::new(
-                    nomos_llm::Secret::new(key.expose().to_owned()),
-                ))),
+                Ok(Some(key)) => Some(Arc::new(nomos_llm::StaticToken::new(key))),
                 Ok(None) => return Err(SetupError::NoApiKey { account }),
                 Err(e) => {
                     return Err(SetupError::Keyring {

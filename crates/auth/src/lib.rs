@@ -26,7 +26,6 @@
 
 pub mod api_keys;
 mod browser;
-mod clock;
 mod config;
 mod error;
 #[cfg(feature = "llm")]
@@ -34,18 +33,17 @@ mod llm;
 mod lock;
 mod loopback;
 mod oidc;
-mod secret;
 mod session;
 mod status;
 mod vault;
 
 pub use browser::{BrowserOpener, SystemBrowser};
-pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{AuthConfig, DEFAULT_SCOPES};
 pub use error::AuthError;
 #[cfg(feature = "llm")]
 pub use llm::credential_error;
-pub use secret::Secret;
+/// The workspace's one clock and one secret, re-exported so the auth API stays whole.
+pub use nomos_base::{Clock, ManualClock, Secret, SystemClock};
 pub use session::{LogoutOutcome, Session, SessionDeps, SessionStats};
 pub use status::{AuthStatus, Identity, SignInReason};
 pub use vault::{CHUNK_BYTES, KeyringVault, MemoryVault, TokenVault};

@@ -8,20 +8,17 @@ use async_trait::async_trait;
 use nomos_llm::{CredentialError, TokenSource};
 
 use crate::error::AuthError;
-use crate::secret::Secret;
 use crate::session::Session;
+use nomos_base::Secret;
 
 #[async_trait]
 impl TokenSource for Session {
-    async fn token(&self) -> Result<nomos_llm::Secret, CredentialError> {
-        self.access_token()
-            .await
-            .map(|t| nomos_llm::Secret::new(t.expose()))
-            .map_err(|e| credential_error(&e))
+    async fn token(&self) -> Result<Secret, CredentialError> {
+        self.access_token().await.map_err(|e| credential_error(&e))
     }
 
-    async fn invalidate(&self, rejected: &nomos_llm::Secret) {
-        self.on_unauthorized(&Secret::new(rejected.expose())).await;
+    async fn invalidate(&self, rejected: &Secret) {
+        self.on_unauthorized(rejected).await;
     }
 }
 

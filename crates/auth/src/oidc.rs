@@ -27,11 +27,12 @@ use openidconnect::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::clock::Clock;
 use crate::config::{AuthConfig, is_loopback};
-use crate::error::{AuthError, error_chain};
-use crate::secret::Secret;
+use crate::error::AuthError;
 use crate::status::{Identity, SignInReason};
+use nomos_base::Clock;
+use nomos_base::Secret;
+use nomos_base::error_chain;
 
 /// Discovery fields `openidconnect`'s core metadata does not model.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

@@ -29,15 +29,16 @@ use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
 use crate::browser::BrowserOpener;
-use crate::clock::{Clock, SystemClock};
 use crate::config::AuthConfig;
-use crate::error::{AuthError, error_chain};
+use crate::error::AuthError;
 use crate::lock::{RefreshLock, lock_path};
 use crate::loopback::Loopback;
 use crate::oidc::{Oidc, Tokens, provider_client};
-use crate::secret::Secret;
 use crate::status::{AuthStatus, Identity, SignInReason};
 use crate::vault::{KeyringVault, TokenVault};
+use nomos_base::Secret;
+use nomos_base::error_chain;
+use nomos_base::{Clock, SystemClock};
 
 /// Longest the background task sleeps before looking at the wall clock again, so a resume
 /// from suspend is noticed within this time even if no request comes.

@@ -23,7 +23,7 @@ use async_trait::async_trait;
 
 use crate::config::AuthConfig;
 use crate::error::AuthError;
-use crate::secret::Secret;
+use nomos_base::Secret;
 
 /// Largest chunk stored in one keyring entry. A UTF-8 string of this many bytes is at most
 /// this many UTF-16 units, well under the 1280 units (2560 bytes) Windows accepts.
@@ -366,7 +366,7 @@ fn keyring_error_text(e: &keyring_core::Error) -> String {
         K::BadEncoding(_) => "the stored value is not UTF-8".into(),
         K::BadDataFormat(..) => "the stored value is malformed".into(),
         K::Ambiguous(items) => format!("{} entries match", items.len()),
-        other => crate::error::error_chain(other),
+        other => nomos_base::error_chain(other),
     }
 }
 

@@ -105,7 +105,10 @@ fn seed_fixtures(m: &Manifest, store: &Store) -> Result<(), EvalError> {
 /// implicit actions check); only set-up failures are errors.
 pub async fn run_once(m: &Manifest, mode: Mode) -> Result<RunOutcome, EvalError> {
     let dir = tempfile::tempdir()?;
-    let clock = m.fixtures.clock_ms.map(|ms| Arc::new(ManualClock::new(ms)));
+    let clock = m
+        .fixtures
+        .clock_ms
+        .map(|ms| Arc::new(ManualClock::at_ms(ms)));
     let store = match &clock {
         Some(c) => {
             let c: Arc<dyn Clock> = c.clone();
@@ -368,7 +371,9 @@ async fn perform(
         }
         Turn::WaitMs(ms) => tokio::time::sleep(Duration::from_millis(*ms)).await,
         Turn::AdvanceClockMs(ms) => {
-            clock.ok_or("no manual clock")?.advance(*ms);
+            // Through set_ms, so a manifest may also move the clock back (a negative step).
+            let clock = clock.ok_or("no manual clock")?;
+            clock.set_ms(clock.now_ms().saturating_add(*ms));
         }
         Turn::SweepIdle => {
             agent.sweep_idle().await.map_err(err)?;

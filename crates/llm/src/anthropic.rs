@@ -16,11 +16,11 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::TokenSource;
 use crate::error::{ErrorInfo, LlmError};
 use crate::provider::Provider;
-use crate::retry::Clock;
 use crate::transport::{self, Assembler, AuthStyle, End, Flow, Http, StreamLimits};
 use crate::types::{
     ChatRequest, ChatResponse, EventSink, FinishReason, Message, StreamEvent, ToolCall, Usage,
 };
+use nomos_base::Clock;
 
 /// The API version this client speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";

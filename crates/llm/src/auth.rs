@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::secret::Secret;
+use nomos_base::Secret;
 
 /// Why a token source could not produce a credential.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -15,8 +15,8 @@ use crate::auth::{Env, StaticToken, TokenSource};
 use crate::error::LlmError;
 use crate::openai::{OpenAiConfig, OpenAiProvider};
 use crate::provider::Provider;
-use crate::secret::Secret;
 use crate::transport::{AuthStyle, StreamLimits, is_loopback};
+use nomos_base::Secret;
 
 /// Environment variable: base URL override.
 pub const ENV_BASE_URL: &str = "NOMOS_LLM_BASE_URL";

@@ -25,7 +25,6 @@ mod error;
 mod openai;
 mod provider;
 mod retry;
-mod secret;
 mod transport;
 mod types;
 
@@ -39,13 +38,14 @@ pub use config::{
     probe_ollama, resolve_config,
 };
 pub use error::{ErrorInfo, LlmError, parse_retry_after};
+/// The workspace's one clock and one secret, re-exported so the provider API stays whole.
+pub use nomos_base::{Clock, Secret, SystemClock};
 pub use openai::{MaxTokensField, OpenAiConfig, OpenAiProvider, assemble_data_lines};
 pub use provider::Provider;
 pub use retry::{
-    Clock, FixedJitter, Jitter, RandomJitter, Retrier, RetryPolicy, Sleeper, SystemClock,
-    TokioSleeper, stream_with_retries, with_retries,
+    FixedJitter, Jitter, RandomJitter, Retrier, RetryPolicy, Sleeper, TokioSleeper,
+    stream_with_retries, with_retries,
 };
-pub use secret::Secret;
 pub use transport::{AuthStyle, StreamLimits};
 pub use types::{
     ChannelSink, ChatRequest, ChatResponse, EventSink, FinishReason, Message, NullSink,

@@ -25,11 +25,11 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::TokenSource;
 use crate::error::{ErrorInfo, LlmError};
 use crate::provider::Provider;
-use crate::retry::Clock;
 use crate::transport::{self, Assembler, AuthStyle, End, Flow, Http, StreamLimits};
 use crate::types::{
     ChatRequest, ChatResponse, EventSink, FinishReason, Message, StreamEvent, ToolCall, Usage,
 };
+use nomos_base::Clock;
 
 /// Which request field carries the output cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

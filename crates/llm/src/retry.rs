@@ -1,12 +1,12 @@
 //! Retries with exponential backoff and jitter, honouring the provider's Retry-After.
 //!
-//! Time and randomness are injected ([`Sleeper`], [`Jitter`], [`Clock`]) so tests can check
+//! Time and randomness are injected ([`Sleeper`], [`Jitter`], [`nomos_base::Clock`]) so tests can check
 //! the exact delays without waiting for them.
 
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
@@ -14,22 +14,6 @@ use tokio_util::sync::CancellationToken;
 use crate::error::LlmError;
 use crate::provider::Provider;
 use crate::types::{ChatRequest, ChatResponse, EventSink, StreamEvent};
-
-/// Wall-clock time, needed only to turn an HTTP-date `Retry-After` into a delay.
-pub trait Clock: Send + Sync + fmt::Debug {
-    /// Now.
-    fn now(&self) -> SystemTime;
-}
-
-/// The system clock.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> SystemTime {
-        SystemTime::now()
-    }
-}
 
 /// Waits. Tests substitute one that records the delays and returns at once.
 #[async_trait]

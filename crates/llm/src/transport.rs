@@ -15,9 +15,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::TokenSource;
 use crate::error::{ErrorInfo, LlmError, parse_retry_after};
-use crate::retry::{Clock, SystemClock};
-use crate::secret::Secret;
 use crate::types::{ChatResponse, EventSink, FinishReason, StreamEvent};
+use nomos_base::Secret;
+use nomos_base::{Clock, SystemClock, error_chain};
 
 /// Limits applied to every streamed response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -283,22 +283,6 @@ pub(crate) fn is_loopback(url: &reqwest::Url) -> bool {
             .is_ok_and(|ip| ip.is_loopback()),
         None => false,
     }
-}
-
-/// `reqwest`'s top-level message is terse ("error sending request"); the cause chain says
-/// what actually happened (connection refused, reset, incomplete body).
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
-    }
-    out
 }
 
 /// Why the body stream stopped early.

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior};
 
-use crate::clock::{Clock, SystemClock};
 use crate::error::StoreError;
 use crate::owners::OwnerLock;
+use nomos_base::{Clock, SystemClock};
 
 /// A read handle: every query method of the store, on one connection.
 #[derive(Debug, Clone, Copy)]

@@ -21,7 +21,6 @@
 
 mod approvals;
 mod audit;
-mod clock;
 mod db;
 mod error;
 mod executions;
@@ -38,7 +37,6 @@ mod types;
 
 pub use approvals::{ApprovalSource, ApprovalWindow, CloseReason, OperatorApproval, WindowId};
 pub use audit::{AuditEntry, MAX_AUDIT_ARGUMENTS_BYTES, MAX_AUDIT_SUMMARY_BYTES, NewAudit};
-pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{
     DB_FILE_NAME, Migration, Reader, Store, WriteTx, default_data_dir, latest_schema_version,
     migrations, open_raw_at_version,
@@ -58,6 +56,8 @@ pub use messages::{
     FinishedMessage, MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES, Message, MessageId, NewMessage,
     Role, ToolCall, Transcript,
 };
+/// The workspace's one clock, re-exported so callers of the store need not name `nomos-base`.
+pub use nomos_base::{Clock, ManualClock, SystemClock};
 pub use owners::OWNERS_DIR;
 pub use plan::{
     CurrentPlan, GenerationFacts, MAX_PLAN_STEPS, NewPlanStep, PlanStep, ProposePlanOutcome,

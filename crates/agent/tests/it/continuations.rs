@@ -161,7 +161,7 @@ async fn i14_two_executions_finishing_at_once_resume_one_turn_at_a_time() {
 
 #[tokio::test]
 async fn i15_an_idle_session_is_nudged_once_then_closed() {
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
     let mut h = Harness::with_config(
         vec![
             call("set_goal", json!({"goal": "check"})),
@@ -181,11 +181,11 @@ async fn i15_an_idle_session_is_nudged_once_then_closed() {
         h.agent.sweep_idle().await.unwrap().nudged.is_empty(),
         "not idle yet"
     );
-    clock.advance(61_000);
+    clock.advance(Duration::from_millis(61_000));
     let report = h.agent.sweep_idle().await.unwrap();
     assert_eq!(report.nudged, vec![session]);
     assert_eq!(h.store().get_session(session).unwrap().completion_nudges, 1);
-    clock.advance(61_000);
+    clock.advance(Duration::from_millis(61_000));
     let report = h.agent.sweep_idle().await.unwrap();
     assert_eq!(report.closed, vec![session]);
     assert_eq!(

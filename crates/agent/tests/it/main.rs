@@ -12,6 +12,7 @@ mod flow;
 mod gates;
 mod invariants;
 mod owners;
+mod shared;
 mod stop;
 mod submit;
 mod windows;

@@ -35,7 +35,7 @@ async fn i23_the_window_expires_after_the_configured_time() {
             ..test_config()
         };
         let mut h = Harness::with_config(Vec::new(), config).await;
-        let clock = Arc::new(ManualClock::new(1_800_000_000_000));
+        let clock = Arc::new(ManualClock::at_ms(1_800_000_000_000));
         h.set_clock(clock.clone());
         let marker = config_change(&h, "marker");
         h.server.push(plan(&[("Create the marker", "host:local")]));
@@ -47,7 +47,7 @@ async fn i23_the_window_expires_after_the_configured_time() {
             window.expires_at_ms,
             Some(window.opened_at_ms + i64::try_from(ttl_min * 60_000).unwrap())
         );
-        clock.advance(i64::from(wait_min) * 60_000);
+        clock.advance(Duration::from_secs(wait_min * 60));
         h.server.push(run_step(&marker, 1));
         h.server.push(text("Done or waiting."));
         h.agent.send(Some(session), "status").await.unwrap();
@@ -69,7 +69,7 @@ async fn i23_the_window_expires_after_the_configured_time() {
 #[tokio::test]
 async fn i23_the_approve_button_window_expires_too() {
     let mut h = Harness::new(Vec::new()).await;
-    let clock = Arc::new(ManualClock::new(1_800_000_000_000));
+    let clock = Arc::new(ManualClock::at_ms(1_800_000_000_000));
     h.set_clock(clock.clone());
     h.server.push(plan(&[("Create the marker", "host:local")]));
     h.server.push(text("Starting."));
@@ -80,7 +80,7 @@ async fn i23_the_approve_button_window_expires_too() {
         window.expires_at_ms,
         Some(window.opened_at_ms + 30 * 60_000)
     );
-    clock.advance(30 * 60_000 + 1);
+    clock.advance(Duration::from_millis(30 * 60_000 + 1));
     assert!(h.store().active_approval_window(session).unwrap().is_none());
 }
 

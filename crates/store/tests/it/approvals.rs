@@ -1,4 +1,5 @@
 use nomos_store::{CloseReason, NewMessage, OperatorApproval, Outcome, SessionStatus};
+use std::time::Duration;
 
 use crate::common::*;
 
@@ -143,9 +144,9 @@ fn windows_expire() {
         )
         .unwrap();
     assert_eq!(w.expires_at_ms, Some(T0 + 60_000));
-    t.clock.advance(59_999);
+    t.clock.advance(Duration::from_millis(59_999));
     assert!(t.store.active_approval_window(sid).unwrap().is_some());
-    t.clock.advance(1);
+    t.clock.advance(Duration::from_millis(1));
     assert!(
         t.store.active_approval_window(sid).unwrap().is_none(),
         "expired windows approve nothing"

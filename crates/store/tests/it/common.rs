@@ -1,5 +1,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use nomos_store::{ManualClock, Store};
 
@@ -19,7 +20,7 @@ impl TestStore {
 
 pub fn store() -> TestStore {
     let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(ManualClock::new(T0));
+    let clock = Arc::new(ManualClock::at_ms(T0));
     let store = Store::open_in_dir(dir.path())
         .unwrap()
         .with_clock(clock.clone());
@@ -119,6 +120,6 @@ pub fn run_to_end(t: &TestStore, sid: SessionId, target: &str, cmd: &str) -> Exe
         .unwrap();
     assert_eq!(e.status, ExecStatus::Queued);
     t.store.start_execution(e.id).unwrap();
-    t.clock.advance(250);
+    t.clock.advance(Duration::from_millis(250));
     t.store.finish_execution(e.id, &finished("ok\n")).unwrap()
 }

@@ -2,6 +2,7 @@ use nomos_store::{
     Approval, ApprovalKind, CommandClass, ContinuedVia, ExecStatus, ExecutionResult,
     MAX_OUTPUT_BYTES, OperatorApproval, SessionStatus, StepStatus,
 };
+use std::time::Duration;
 
 use crate::common::*;
 
@@ -40,7 +41,7 @@ fn execution_lifecycle_records_approval_exit_code_duration_and_output() {
     assert_eq!(e.approval, Some(ApprovalKind::OperatorButton));
     assert_eq!(e.approved_by.as_deref(), Some("desktop"));
     t.store.start_execution(e.id).unwrap();
-    t.clock.advance(1500);
+    t.clock.advance(Duration::from_millis(1500));
     let e = t
         .store
         .finish_execution(
@@ -269,7 +270,7 @@ fn i21_a_paused_session_is_flagged_and_left_out_of_the_idle_sweep() {
     assert!(t.store.pause_session(sid).unwrap());
     assert!(t.store.is_session_paused(sid).unwrap());
     assert!(t.store.pending_continuations().unwrap()[0].session_paused);
-    t.clock.advance(3_600_000);
+    t.clock.advance(Duration::from_millis(3_600_000));
     assert!(t.store.idle_sessions(60_000).unwrap().is_empty());
     t.store.unpause_session(sid).unwrap();
     assert!(!t.store.pending_continuations().unwrap()[0].session_paused);

@@ -1,5 +1,6 @@
 use nomos_store::{KnowledgeKind, KnowledgeQuery, NewKnowledge, Slug};
 use serde_json::{Map, Value, json};
+use std::time::Duration;
 
 use crate::common::*;
 
@@ -54,7 +55,7 @@ fn attribute_history_records_every_change_with_its_session() {
         .unwrap();
     assert!(u.created);
     assert_eq!(u.changes.len(), 2);
-    t.clock.advance(1000);
+    t.clock.advance(Duration::from_millis(1000));
     let other = new_session(&t, "later");
     let u = t
         .store
@@ -350,7 +351,7 @@ fn i19_targets_show_when_they_were_last_audited() {
     t.store
         .update_entity_attributes(None, "service:nginx", &attrs(json!({})))
         .unwrap();
-    t.clock.advance(1000);
+    t.clock.advance(Duration::from_millis(1000));
     // A runbook about a target is not an audit.
     t.store
         .upsert_knowledge(&note(
@@ -362,7 +363,7 @@ fn i19_targets_show_when_they_were_last_audited() {
             &["host:hubris"],
         ))
         .unwrap();
-    t.clock.advance(1000);
+    t.clock.advance(Duration::from_millis(1000));
     let audit_at = t.store.now_ms();
     t.store
         .upsert_knowledge(&note(
@@ -374,7 +375,7 @@ fn i19_targets_show_when_they_were_last_audited() {
             &["lxc:nextcloud"],
         ))
         .unwrap();
-    t.clock.advance(5000);
+    t.clock.advance(Duration::from_millis(5000));
     // A note tagged "audit" counts too.
     let tagged_at = t.store.now_ms();
     t.store

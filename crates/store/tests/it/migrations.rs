@@ -269,7 +269,7 @@ fn every_fixture_migrates_to_the_current_schema_and_keeps_its_data() {
             .unwrap();
         let t = crate::common::TestStore {
             store: store.clone(),
-            clock: std::sync::Arc::new(nomos_store::ManualClock::new(crate::common::T0)),
+            clock: std::sync::Arc::new(nomos_store::ManualClock::at_ms(crate::common::T0)),
             dir: tempfile::tempdir().unwrap(),
         };
         propose(&t, sid, &["check"]);

@@ -2,6 +2,7 @@ use nomos_store::{
     CUT_TURN_ERROR, ContinuedVia, ExecStatus, INTERRUPTED_REASON, NewMessage, OperatorApproval,
     StepStatus, Store,
 };
+use std::time::Duration;
 
 use crate::common::*;
 
@@ -47,7 +48,7 @@ fn startup_recovery_after_a_crash_mid_turn() {
     let clock = t.clock.clone();
     drop(t.store); // kill -9: nothing else runs
 
-    clock.advance(120_000);
+    clock.advance(Duration::from_millis(120_000));
     let store = Store::open(&path).unwrap().with_clock(clock.clone());
     assert_eq!(store.pending_placeholders().unwrap().len(), 2);
     assert_eq!(store.active_executions().unwrap().len(), 1);

@@ -1,4 +1,5 @@
 use nomos_store::{NewSession, SessionQuery, SessionStatus};
+use std::time::Duration;
 
 use crate::common::{T0, store};
 
@@ -39,7 +40,7 @@ fn create_session_refuses_a_blank_title() {
 fn list_sessions_newest_first_with_limit() {
     let t = store();
     for i in 0..5 {
-        t.clock.advance(1000);
+        t.clock.advance(Duration::from_millis(1000));
         t.store
             .create_session(NewSession {
                 title: format!("s{i}"),
@@ -70,7 +71,7 @@ fn list_sessions_search_uses_full_text_prefixes() {
             goal: Some("upgrade nginx on web-01".into()),
         })
         .unwrap();
-    t.clock.advance(10);
+    t.clock.advance(Duration::from_millis(10));
     t.store
         .create_session(NewSession {
             title: "ZFS scrub".into(),

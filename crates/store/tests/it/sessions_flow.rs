@@ -3,6 +3,7 @@ use nomos_store::{
     StepStatus,
 };
 use serde_json::json;
+use std::time::Duration;
 
 use crate::common::*;
 
@@ -308,7 +309,7 @@ fn i15_nudges_count_reset_on_operator_message_and_auto_close() {
     let sid = new_session(&t, "s");
     t.store.set_goal(sid, "audit").unwrap();
     assert!(t.store.idle_sessions(60_000).unwrap().is_empty());
-    t.clock.advance(120_000);
+    t.clock.advance(Duration::from_millis(120_000));
     let idle = t.store.idle_sessions(60_000).unwrap();
     assert_eq!(idle.iter().map(|s| s.id).collect::<Vec<_>>(), [sid]);
     assert_eq!(

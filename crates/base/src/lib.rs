@@ -1,0 +1,17 @@
+//! The few concepts every Nomos crate shares, defined once so no crate keeps its own copy and
+//! no boundary converts one copy into another.
+//!
+//! - [`Secret`]: a key or token that redacts itself and is wiped on drop.
+//! - [`Clock`], [`SystemClock`], [`ManualClock`]: wall-clock time behind a trait (DESIGN.md §2:
+//!   no hidden `SystemTime::now()` in logic).
+//! - [`error_chain`]: an error and its sources in one line.
+//!
+//! This crate depends on no other Nomos crate; everything else may depend on it.
+
+mod clock;
+mod error;
+mod secret;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::error_chain;
+pub use secret::Secret;
