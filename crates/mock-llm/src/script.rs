@@ -77,7 +77,7 @@ impl Script {
 }
 
 /// One scripted answer plus its delivery options and request checks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Step {
     /// Checks on the request this step answers. A failed check is recorded (see
     /// [`crate::MockServer::failures`]) and answered with HTTP 400 naming the reason,
@@ -101,6 +101,55 @@ pub struct Step {
     /// The answer.
     #[serde(flatten)]
     pub reply: Reply,
+}
+
+/// By hand, because serde cannot refuse unknown keys of a struct with a flattened part: a
+/// misspelled `expects:` would be dropped and its check silently never run. The delivery
+/// options are taken out first; what is left must be exactly one reply.
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Options {
+            #[serde(default)]
+            expect: Vec<Expect>,
+            #[serde(default)]
+            delay_ms: u64,
+            #[serde(default)]
+            chunk_chars: Option<usize>,
+            #[serde(default)]
+            chunk_delay_ms: u64,
+            #[serde(default)]
+            keepalive: bool,
+        }
+        const OPTIONS: [&str; 5] = [
+            "expect",
+            "delay_ms",
+            "chunk_chars",
+            "chunk_delay_ms",
+            "keepalive",
+        ];
+        let mut rest = serde_json::Map::<String, Value>::deserialize(d)?;
+        let mut options = serde_json::Map::new();
+        for key in OPTIONS {
+            if let Some(v) = rest.remove(key) {
+                options.insert(key.to_owned(), v);
+            }
+        }
+        let options: Options =
+            serde_json::from_value(Value::Object(options)).map_err(D::Error::custom)?;
+        let reply: Reply = serde_json::from_value(Value::Object(rest)).map_err(D::Error::custom)?;
+        Ok(Step {
+            expect: options.expect,
+            delay_ms: options.delay_ms,
+            chunk_chars: options.chunk_chars,
+            chunk_delay_ms: options.chunk_delay_ms,
+            keepalive: options.keepalive,
+            reply,
+        })
+    }
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -229,7 +278,7 @@ impl ScriptedCall {
 
 /// What the server answers. `kind` selects the variant in script files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Reply {
     /// Streamed text.
     Text {

@@ -97,3 +97,39 @@ fn raw_argument_strings_win() {
         r#"{"a":1}"#
     );
 }
+
+/// Issue 16: a misspelled key anywhere in a script is an error, never a check silently
+/// dropped (a step with `expects:` used to pass without checking anything).
+#[test]
+fn unknown_keys_in_a_step_or_a_reply_are_errors() {
+    for (yaml, word) in [
+        (
+            "replies:\n  - kind: text\n    text: hi\n    expects:\n      - last_user_contains: x\n",
+            "expects",
+        ),
+        (
+            "replies:\n  - kind: text\n    text: hi\n    delay: 5\n",
+            "delay",
+        ),
+        ("replies:\n  - kind: text\n    txt: hi\n", "txt"),
+        (
+            "replies:\n  - kind: tool_calls\n    calls: []\n    reason: x\n",
+            "reason",
+        ),
+        ("replies:\n  - kind: texts\n    text: hi\n", "texts"),
+    ] {
+        let err = Script::from_yaml(yaml).unwrap_err();
+        assert!(err.contains(word), "{word}: {err}");
+    }
+    // Every delivery option still reads, next to the reply.
+    let ok = Script::from_yaml(
+        "replies:\n  - kind: text\n    text: hi\n    delay_ms: 5\n    chunk_chars: 3\n    chunk_delay_ms: 1\n    keepalive: true\n    expect:\n      - last_user_contains: x\n",
+    )
+    .unwrap();
+    let step: &Step = &ok.replies[0];
+    assert_eq!(
+        (step.delay_ms, step.chunk_chars, step.keepalive),
+        (5, Some(3), true)
+    );
+    assert_eq!(step.expect.len(), 1);
+}
