@@ -758,26 +758,30 @@ impl Policy {
         Ok(p)
     }
 
-    /// Every command path (`["docker", "image", "ls"]`) with whether its spec is
-    /// lenient and whether options end at the first operand (tests that an undeclared
-    /// option is never read-only).
-    #[doc(hidden)]
-    pub fn command_paths(&self) -> Vec<(Vec<String>, bool, bool)> {
-        type Out = Vec<(Vec<String>, bool, bool)>;
-        fn walk(c: &CmdSpec, path: &mut Vec<String>, out: &mut Out) {
+    /// Calls `visit` with every command path (`["docker", "image", "ls"]`) and its spec,
+    /// through subcommands spelled as words (not `*`, not option-like ones).
+    fn each_path(&self, mut visit: impl FnMut(&[String], &CmdSpec)) {
+        fn walk(c: &CmdSpec, path: &mut Vec<String>, visit: &mut dyn FnMut(&[String], &CmdSpec)) {
             path.push(c.names[0].clone());
-            out.push((path.clone(), c.style == Style::Lenient, c.posix));
+            visit(path, c);
             for s in &c.subs {
                 if s.names[0] != "*" && !s.names[0].starts_with('-') {
-                    walk(s, path, out);
+                    walk(s, path, visit);
                 }
             }
             path.pop();
         }
-        let mut out = Vec::new();
         for c in &self.commands {
-            walk(c, &mut Vec::new(), &mut out);
+            walk(c, &mut Vec::new(), &mut visit);
         }
+    }
+
+    /// Every command path with whether its spec is lenient and whether options end at the
+    /// first operand (tests that an undeclared option is never read-only).
+    #[doc(hidden)]
+    pub fn command_paths(&self) -> Vec<(Vec<String>, bool, bool)> {
+        let mut out = Vec::new();
+        self.each_path(|path, c| out.push((path.to_vec(), c.style == Style::Lenient, c.posix)));
         out
     }
 
@@ -785,22 +789,12 @@ impl Policy {
     /// the name of its first subcommand (tests of how options before a subcommand are read).
     #[doc(hidden)]
     pub fn subcommand_paths(&self) -> Vec<(Vec<String>, String)> {
-        fn walk(c: &CmdSpec, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
-            path.push(c.names[0].clone());
-            if let Some(first) = c.subs.iter().find(|s| s.names[0] != "*") {
-                out.push((path.clone(), first.names[0].clone()));
-            }
-            for s in &c.subs {
-                if s.names[0] != "*" && !s.names[0].starts_with('-') {
-                    walk(s, path, out);
-                }
-            }
-            path.pop();
-        }
         let mut out = Vec::new();
-        for c in &self.commands {
-            walk(c, &mut Vec::new(), &mut out);
-        }
+        self.each_path(|path, c| {
+            if let Some(first) = c.subs.iter().find(|s| s.names[0] != "*") {
+                out.push((path.to_vec(), first.names[0].clone()));
+            }
+        });
         out
     }
 
