@@ -23,6 +23,9 @@ pub struct EvalArgs {
     /// Print the machine-readable report instead of the table.
     #[arg(long)]
     json: bool,
+    /// Fail a run that leaves scripted replies unused (offline).
+    #[arg(long)]
+    all_replies_used: bool,
 }
 
 pub fn run(args: EvalArgs) -> Result<(), CliError> {
@@ -32,6 +35,7 @@ pub fn run(args: EvalArgs) -> Result<(), CliError> {
     let options = Options {
         mode: if args.live { Mode::Live } else { Mode::Offline },
         repeat: args.repeat,
+        all_replies_used: args.all_replies_used,
     };
     let report = runtime
         .block_on(nomos_eval::run_paths(&args.manifests, options))

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 pub use error::EvalError;
 pub use manifest::Manifest;
 pub use report::{AssertionReport, ManifestReport, Report};
-pub use run::{Mode, RunOutcome, run_once};
+pub use run::{Mode, RunOutcome, run_once, run_once_with};
 
 /// How to run.
 #[derive(Debug, Clone, Copy)]
@@ -29,6 +29,8 @@ pub struct Options {
     pub mode: Mode,
     /// Runs per manifest (pass rates in live mode).
     pub repeat: u32,
+    /// Offline: fail a run that leaves scripted replies unused.
+    pub all_replies_used: bool,
 }
 
 impl Default for Options {
@@ -36,6 +38,7 @@ impl Default for Options {
         Self {
             mode: Mode::Offline,
             repeat: 1,
+            all_replies_used: false,
         }
     }
 }
@@ -86,7 +89,7 @@ pub async fn run_paths(paths: &[PathBuf], options: Options) -> Result<Report, Ev
     for m in &manifests {
         let mut runs = Vec::new();
         for _ in 0..options.repeat.max(1) {
-            runs.push(run_once(m, options.mode).await);
+            runs.push(run_once_with(m, options.mode, options.all_replies_used).await);
         }
         report.add(m, runs);
     }

@@ -104,6 +104,16 @@ fn seed_fixtures(m: &Manifest, store: &Store) -> Result<(), EvalError> {
 /// Runs the manifest once. An operator action that fails is recorded (and fails the
 /// implicit actions check); only set-up failures are errors.
 pub async fn run_once(m: &Manifest, mode: Mode) -> Result<RunOutcome, EvalError> {
+    run_once_with(m, mode, false).await
+}
+
+/// [`run_once`]; with `all_replies_used`, a scripted reply the conversation never asked for
+/// fails the script check (a manifest whose model was never reached proves nothing).
+pub async fn run_once_with(
+    m: &Manifest,
+    mode: Mode,
+    all_replies_used: bool,
+) -> Result<RunOutcome, EvalError> {
     let dir = tempfile::tempdir()?;
     let clock = m
         .fixtures
@@ -269,15 +279,21 @@ pub async fn run_once(m: &Manifest, mode: Mode) -> Result<RunOutcome, EvalError>
     ));
     if let Some(server) = server {
         let failures = server.failures();
+        let unused = server.remaining();
+        let unused_fails = all_replies_used && unused > 0;
         verdicts.push((
             SCRIPT_CHECK.to_owned(),
             Verdict {
-                passed: failures.is_empty(),
+                passed: failures.is_empty() && !unused_fails,
                 reason: if failures.is_empty() {
                     format!(
-                        "{} request(s), {} reply(ies) left unused",
+                        "{} request(s), {unused} reply(ies) left unused{}",
                         server.request_count(),
-                        server.remaining()
+                        if unused_fails {
+                            " (every reply must be used)"
+                        } else {
+                            ""
+                        }
                     )
                 } else {
                     failures

@@ -17,6 +17,8 @@ async fn every_golden_manifest_passes_offline() {
         Options {
             mode: Mode::Offline,
             repeat: 1,
+            // Every scripted reply of the golden set is reached.
+            all_replies_used: true,
         },
     )
     .await
@@ -45,4 +47,36 @@ async fn the_report_is_machine_readable() {
             .all(|a| a["passed"].is_boolean() && a["reason"].is_string())
     );
     assert!(m["tool_calls"]["propose_plan"].as_u64().unwrap() >= 2);
+}
+
+/// Issue 16: with `all_replies_used`, a manifest whose scripted model has a reply the
+/// conversation never reached fails; without it, the same manifest passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unused_scripted_reply_fails_when_every_reply_must_be_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("unused.yaml");
+    std::fs::write(
+        &path,
+        "name: unused\nturns:\n  - say: hello\nscript:\n  replies:\n    - kind: text\n      text: Hello.\n    - kind: text\n      text: Never asked for.\nassert:\n  - no_empty_bubble\n",
+    )
+    .unwrap();
+    let lax = run_paths(std::slice::from_ref(&path), Options::default())
+        .await
+        .unwrap();
+    assert!(lax.passed, "{}", lax.table());
+    let strict = run_paths(
+        &[path],
+        Options {
+            all_replies_used: true,
+            ..Options::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(!strict.passed, "{}", strict.table());
+    assert!(
+        strict.table().contains("1 reply(ies) left unused"),
+        "{}",
+        strict.table()
+    );
 }
