@@ -1167,12 +1167,13 @@ impl<'p> Engine<'p> {
         // A relative glob (`*.log`, `*`) could expand to a file named like an option
         // (`--files0-from=…`): it runs as `./*.log`, which never can, and is read as the
         // operand it is meant to be. Only before `--` and only for strict specs.
-        let dashes_at = words
+        // Options end at `--` (a dry-run or mode flag after it is an operand).
+        let dashes = words
             .iter()
             .position(|w| w.literal() == Some("--"))
-            .unwrap_or(words.len());
+            .unwrap_or(usize::MAX);
         let dotted = |i: usize, w: &Word| {
-            i > 0 && i < dashes_at && spec.style != crate::spec::Style::Lenient && relative_glob(w)
+            i > 0 && i < dashes && spec.style != crate::spec::Style::Lenient && relative_glob(w)
         };
         let parsed = {
             let me: &Self = self;
@@ -1196,12 +1197,7 @@ impl<'p> Engine<'p> {
                 return;
             }
         };
-        // A dry run or a count/list-only mode shows no file contents (not when the flag
-        // comes after `--`, where it is an operand).
-        let dashes = words
-            .iter()
-            .position(|w| w.literal() == Some("--"))
-            .unwrap_or(usize::MAX);
+        // A dry run or a count/list-only mode shows no file contents.
         self.quiet_reads = dry_run_on(&parsed, words, dashes)
             || parsed
                 .occ

@@ -43,14 +43,8 @@ class LiveSession {
     this.notice = null;
     this.loadError = null;
     this.busy = false;
-    if (id === null) return;
-    try {
-      const view = await ipc.sessionView(id);
-      if (this.id === id) this.view = view;
-      this.#reconnect(view);
-    } catch (reason) {
-      if (this.id === id) this.loadError = toNomosError(reason);
-    }
+    const view = await this.reload();
+    if (view) this.#reconnect(view);
   }
 
   /** Sessions this window has already offered to resume since it started. */
@@ -70,15 +64,18 @@ class LiveSession {
     });
   }
 
-  async reload() {
+  /** Fetches the open session's view; resolves with it, or null when there is none. */
+  async reload(): Promise<SessionView | null> {
     const id = this.id;
-    if (id === null) return;
+    if (id === null) return null;
     try {
       const view = await ipc.sessionView(id);
       // A late answer for a session the operator has left must not replace the open one.
       if (this.id === id) this.view = view;
+      return view;
     } catch (reason) {
       if (this.id === id) this.loadError = toNomosError(reason);
+      return null;
     }
   }
 
