@@ -25,6 +25,7 @@ mod error;
 mod openai;
 mod provider;
 mod retry;
+mod service;
 mod transport;
 mod types;
 
@@ -34,8 +35,8 @@ pub use config::{
     ANTHROPIC_BASE_URL, Credential, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL,
     DEFAULT_OPENROUTER_MODEL, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ENV_PROVIDER, LlmSettings,
     OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL, OllamaProbe, ProviderKind,
-    ResolvedConfig, Service, build_provider, endpoint_account, legacy_endpoint_account,
-    probe_ollama, resolve_config,
+    ResolvedConfig, build_provider, endpoint_account, legacy_endpoint_account, probe_ollama,
+    resolve_config,
 };
 pub use error::{ErrorInfo, LlmError, parse_retry_after};
 /// The workspace's one clock and one secret, re-exported so the provider API stays whole.
@@ -46,6 +47,7 @@ pub use retry::{
     FixedJitter, Jitter, RandomJitter, Retrier, RetryPolicy, Sleeper, TokioSleeper,
     stream_with_retries, with_retries,
 };
+pub use service::Service;
 pub use transport::{AuthStyle, StreamLimits};
 pub use types::{
     ChannelSink, ChatRequest, ChatResponse, EventSink, FinishReason, Message, NullSink,

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::TokenSource;
 use crate::error::{ErrorInfo, LlmError};
 use crate::provider::Provider;
+use crate::service::Service;
 use crate::transport::{self, Assembler, AuthStyle, End, Flow, Http, StreamLimits};
 use crate::types::{
     ChatRequest, ChatResponse, EventSink, FinishReason, Message, StreamEvent, ToolCall, Usage,
@@ -65,12 +66,11 @@ impl OpenAiConfig {
     /// Defaults for `base_url` and `model`; the cap field follows the host.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         let base_url = base_url.into();
-        let max_tokens_field =
-            if crate::config::Service::from_base_url(&base_url) == crate::config::Service::OpenAi {
-                MaxTokensField::MaxCompletionTokens
-            } else {
-                MaxTokensField::MaxTokens
-            };
+        let max_tokens_field = if Service::from_base_url(&base_url) == Service::OpenAi {
+            MaxTokensField::MaxCompletionTokens
+        } else {
+            MaxTokensField::MaxTokens
+        };
         Self {
             base_url,
             model: model.into(),
