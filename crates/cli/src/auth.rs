@@ -2,7 +2,7 @@
 //! refresh token goes to the OS keyring, never to a file; an expired session is reported as
 //! "sign in again", never as empty data.
 
-use nomos_auth::{AuthConfig, AuthStatus, LogoutOutcome, Session, SystemBrowser};
+use nomos_auth::{AuthConfig, AuthStatus, Clock as _, LogoutOutcome, Session, SystemBrowser};
 
 use crate::error::CliError;
 
@@ -44,7 +44,8 @@ fn config(args: &AuthArgs) -> Result<AuthConfig, CliError> {
     Ok(AuthConfig::new(issuer.clone(), client_id.clone(), data_dir))
 }
 
-fn describe(status: &AuthStatus) -> String {
+/// `now` comes from the caller's clock, so the text is testable at a fixed time.
+fn describe(status: &AuthStatus, now: std::time::SystemTime) -> String {
     match status {
         AuthStatus::SignedOut => "signed out".to_owned(),
         AuthStatus::SignedIn {
@@ -58,10 +59,10 @@ fn describe(status: &AuthStatus) -> String {
                 .or_else(|| identity.subject.clone())
                 .unwrap_or_else(|| "(unknown subject)".to_owned());
             let left = expires_at
-                .duration_since(std::time::SystemTime::now())
-                .map(|d| format!("{}s", d.as_secs()))
+                .duration_since(now)
+                .map(|d| format!("valid for {}s", d.as_secs()))
                 .unwrap_or_else(|_| "expired".to_owned());
-            format!("signed in as {who}; access token valid for {left} (refreshed automatically)")
+            format!("signed in as {who}; access token {left} (refreshed automatically)")
         }
         AuthStatus::Refreshing {
             attempt,
@@ -84,16 +85,17 @@ pub fn run(args: AuthArgs) -> Result<(), CliError> {
         .build()?;
     runtime.block_on(async {
         let config = config(&args)?;
+        let clock = nomos_auth::SystemClock;
         match args.command {
             AuthCommand::Login => {
                 let session = nomos_auth::login(config, &SystemBrowser).await.map_err(core)?;
-                println!("{}", crate::term::block(&describe(&session.status())));
+                println!("{}", crate::term::block(&describe(&session.status(), clock.now())));
                 Ok(())
             }
             AuthCommand::Status => {
                 let session = Session::open_with_keyring(config).await.map_err(core)?;
                 let status = session.status();
-                println!("{}", crate::term::block(&describe(&status)));
+                println!("{}", crate::term::block(&describe(&status, clock.now())));
                 match status {
                     AuthStatus::NeedsSignIn { .. } => Err(CliError::Core(
                         "auth.needs_sign_in",
@@ -121,4 +123,33 @@ pub fn run(args: AuthArgs) -> Result<(), CliError> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use nomos_auth::{AuthStatus, Identity};
+
+    use super::describe;
+
+    #[test]
+    fn time_left_is_measured_against_the_given_clock() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let status = |expires_at| AuthStatus::SignedIn {
+            identity: Identity {
+                subject: Some("sub-1".into()),
+                name: None,
+                email: Some("op@example.test".into()),
+            },
+            expires_at,
+        };
+        let live = describe(&status(now + Duration::from_secs(90)), now);
+        assert!(
+            live.contains("op@example.test") && live.contains("valid for 90s"),
+            "{live}"
+        );
+        let gone = describe(&status(now - Duration::from_secs(1)), now);
+        assert!(gone.contains("access token expired"), "{gone}");
+    }
 }
