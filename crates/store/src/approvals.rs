@@ -282,6 +282,19 @@ impl WriteTx<'_> {
         self.reader().approval_window(id)
     }
 
+    /// A session completed: its open windows close (`completed`); returns how many.
+    pub(crate) fn close_windows_on_completion(
+        &self,
+        session: SessionId,
+    ) -> Result<usize, StoreError> {
+        self.close_windows_of_session(session, CloseReason::Completed)
+    }
+
+    /// A session reopened (I9): its open windows close (`reopened`); returns how many.
+    pub(crate) fn close_windows_on_reopen(&self, session: SessionId) -> Result<usize, StoreError> {
+        self.close_windows_of_session(session, CloseReason::Reopened)
+    }
+
     /// Close every open window of a session; returns how many.
     pub(crate) fn close_windows_of_session(
         &self,

@@ -416,7 +416,7 @@ impl WriteTx<'_> {
                 downgraded
             ],
         )?;
-        self.close_windows_of_session(id, crate::approvals::CloseReason::Completed)?;
+        self.close_windows_on_completion(id)?;
         let session = self.reader().session(id)?;
         if downgraded {
             let g = s.plan_generation;
@@ -450,8 +450,7 @@ impl WriteTx<'_> {
             });
         }
         let replaced_steps = self.replace_all_steps(id)?;
-        let closed_windows =
-            self.close_windows_of_session(id, crate::approvals::CloseReason::Reopened)?;
+        let closed_windows = self.close_windows_on_reopen(id)?;
         self.c.execute(
             "UPDATE sessions SET status = 'executing', outcome = NULL, summary = NULL,
                     completed_at_ms = NULL, completion_downgraded = 0, completion_nudges = 0,
@@ -522,7 +521,7 @@ impl WriteTx<'_> {
              WHERE id = ?1",
             params![id, summary.trim(), self.now],
         )?;
-        self.close_windows_of_session(id, crate::approvals::CloseReason::Completed)?;
+        self.close_windows_on_completion(id)?;
         Ok(Some(self.reader().session(id)?))
     }
 
