@@ -1,7 +1,9 @@
 //! Assertions on a finished conversation: its tool-call trace, events and final state.
 
 use nomos_protocol::AgentEvent;
-use nomos_store::{Message, Role, Session};
+use nomos_store::{ExecStatus, Message, Role, Session};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// What one run recorded, in the order things happened.
@@ -26,6 +28,12 @@ pub struct TurnTrace {
     pub status_after: String,
     /// The action itself failed (busy, nothing to approve …).
     pub error: Option<String>,
+    /// That failure's error code.
+    pub error_code: Option<String>,
+    /// An approval window of the session was open once the action settled.
+    pub window_open_after: bool,
+    /// Every execution of the session once the action settled: (id, status).
+    pub executions_after: Vec<(i64, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -58,6 +66,12 @@ impl CallTrace {
 pub struct ExecTrace {
     pub turn: usize,
     pub id: i64,
+    /// The command as the model wrote it, and the exact text that was classified.
+    pub command: String,
+    pub canonical: String,
+    pub target: String,
+    /// Final status (`finished`, `failed`, `awaiting_approval` …).
+    pub status: String,
     pub started: bool,
     pub finished: bool,
     pub continued: bool,
@@ -122,6 +136,52 @@ pub enum Check {
     OneDonePerTurn,
     ResultsDelivered,
     CompletionNudges(i64),
+    MinExecutions {
+        min: usize,
+        turn: Option<usize>,
+    },
+    /// A command ran (started executing): this exact text, optionally on this target and
+    /// with this final status.
+    Ran {
+        command: String,
+        target: Option<String>,
+        status: Option<String>,
+        turn: Option<usize>,
+    },
+    /// The turn's action failed, or one of its model turns reported an error, with this code.
+    ErrorCode {
+        turn: usize,
+        code: String,
+    },
+    /// Counts of any tool's calls (all, or only accepted ones).
+    ToolCalls {
+        tool: String,
+        turn: Option<usize>,
+        accepted: bool,
+        min: Option<usize>,
+        max: Option<usize>,
+    },
+    /// Exactly one accepted `complete_task` in the turn; without a turn, in every turn that
+    /// called it, and at least one overall.
+    CompletesOnce {
+        turn: Option<usize>,
+    },
+    /// An approval window is (or is not) open once the turn settled.
+    WindowAfter {
+        turn: usize,
+        open: bool,
+    },
+    /// The `nth` execution of the session (1-based) has this status once `turn` settled
+    /// (default: at the end).
+    ExecutionStatus {
+        nth: usize,
+        status: String,
+        turn: Option<usize>,
+    },
+    /// No turn the system started itself (a continuation or a resume).
+    NoAutoTurn {
+        turn: Option<usize>,
+    },
 }
 
 /// The outcome of one check on one run.
@@ -148,46 +208,86 @@ const STATUSES: &[&str] = &[
     "abandoned",
 ];
 
-fn opt_turn(arg: &Value) -> Result<Option<usize>, String> {
+/// Reads an assertion's argument map into `T` (which denies unknown fields), so a misspelled
+/// key is an error and never a dropped condition.
+fn args<T: DeserializeOwned>(name: &str, arg: &Value, form: &str) -> Result<T, String> {
+    serde_json::from_value(arg.clone()).map_err(|e| format!("{name}: {e} (written {form})"))
+}
+
+/// `{turn: N}`, or nothing for the whole conversation.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnOpt {
+    turn: Option<usize>,
+}
+
+fn opt_turn(name: &str, arg: &Value) -> Result<Option<usize>, String> {
     match arg {
         Value::Null | Value::Bool(true) => Ok(None),
-        Value::Object(m) => {
-            if let Some(extra) = m.keys().find(|k| *k != "turn") {
-                return Err(format!("unknown argument `{extra}` (only `turn`)"));
-            }
-            m.get("turn")
-                .map(|t| t.as_u64().map(|t| t as usize).ok_or("`turn` is a number"))
-                .transpose()
-                .map_err(str::to_owned)
-        }
-        _ => Err("takes no argument or {turn: N}".into()),
+        _ => Ok(args::<TurnOpt>(name, arg, "without argument or {turn: N}")?.turn),
     }
 }
 
-fn req_turn(arg: &Value) -> Result<usize, String> {
-    arg.as_u64()
-        .or_else(|| arg.get("turn").and_then(Value::as_u64))
-        .map(|t| t as usize)
-        .ok_or_else(|| "needs a turn: N or {turn: N}".to_owned())
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnReq {
+    turn: usize,
 }
 
-/// `N` or `{max: N, turn: T}`.
-fn max_and_turn(arg: &Value) -> Result<(usize, Option<usize>), String> {
+fn req_turn(name: &str, arg: &Value) -> Result<usize, String> {
+    match arg.as_u64() {
+        Some(t) => Ok(t as usize),
+        None => Ok(args::<TurnReq>(name, arg, "N or {turn: N}")?.turn),
+    }
+}
+
+/// `N` or `{max: N, turn: T}` (or `min`).
+fn bound_and_turn(name: &str, arg: &Value, bound: &str) -> Result<(usize, Option<usize>), String> {
     if let Some(n) = arg.as_u64() {
         return Ok((n as usize, None));
     }
-    let max = arg
-        .get("max")
+    let form = format!("N or {{{bound}: N, turn: T}}");
+    let map = arg
+        .as_object()
+        .ok_or_else(|| format!("{name}: written {form}"))?;
+    if let Some(extra) = map.keys().find(|k| *k != bound && *k != "turn") {
+        return Err(format!("{name}: unknown field `{extra}` (written {form})"));
+    }
+    let n = map
+        .get(bound)
         .and_then(Value::as_u64)
-        .ok_or("needs N or {max: N, turn: T}")?;
-    let turn = arg.get("turn").and_then(Value::as_u64).map(|t| t as usize);
-    Ok((max as usize, turn))
+        .ok_or_else(|| format!("{name}: `{bound}` is a number (written {form})"))?;
+    let turn = match map.get("turn") {
+        None => None,
+        Some(t) => Some(
+            t.as_u64()
+                .ok_or_else(|| format!("{name}: `turn` is a number"))? as usize,
+        ),
+    };
+    Ok((n as usize, turn))
 }
 
-fn string_arg(arg: &Value, key: &str) -> Option<String> {
-    arg.as_str()
-        .map(str::to_owned)
-        .or_else(|| arg.get(key).and_then(Value::as_str).map(str::to_owned))
+/// A bare string is the `key` field; a map is `T`.
+fn string_or<T: DeserializeOwned>(
+    name: &str,
+    arg: &Value,
+    key: &str,
+    form: &str,
+) -> Result<T, String> {
+    match arg {
+        Value::String(s) => args(name, &serde_json::json!({ key: s }), form),
+        _ => args(name, arg, form),
+    }
+}
+
+fn exec_status(s: String) -> Result<String, String> {
+    match ExecStatus::parse(&s) {
+        Some(_) => Ok(s),
+        None => Err(format!(
+            "unknown execution status `{s}`: one of queued, awaiting_approval, running, \
+             finished, failed, cancelled, timed_out"
+        )),
+    }
 }
 
 impl Check {
@@ -202,87 +302,259 @@ impl Check {
                 ))
             }
         };
+        let none = |check: Check| match arg {
+            Value::Null | Value::Bool(true) => Ok(check),
+            _ => Err(format!("{name} takes no argument")),
+        };
         Ok(match name {
             "proposes_plan" => Check::ProposesPlan {
-                turn: opt_turn(arg)?,
+                turn: opt_turn(name, arg)?,
             },
             "proposes_plan_once" => Check::ProposesPlanOnce {
-                turn: opt_turn(arg)?,
+                turn: opt_turn(name, arg)?,
             },
             "no_propose_plan" => Check::NoProposePlan {
-                turn: opt_turn(arg)?,
+                turn: opt_turn(name, arg)?,
             },
-            "plan_before_run" => Check::PlanBeforeRun,
+            "plan_before_run" => none(Check::PlanBeforeRun)?,
             "plan_generations" => {
                 Check::PlanGenerations(arg.as_u64().ok_or("plan_generations: N")? as usize)
             }
             "reopens_session" => Check::ReopensSession {
-                turn: opt_turn(arg)?,
+                turn: opt_turn(name, arg)?,
             },
             "completes" => Check::Completes {
                 outcome: match arg {
                     Value::Null | Value::Bool(true) => None,
-                    _ => Some(
-                        string_arg(arg, "outcome")
-                            .ok_or("completes: takes nothing, OUTCOME or {outcome: X}")?,
-                    ),
+                    _ => {
+                        #[derive(Deserialize)]
+                        #[serde(deny_unknown_fields)]
+                        struct A {
+                            outcome: String,
+                        }
+                        let a: A = string_or(
+                            name,
+                            arg,
+                            "outcome",
+                            "without argument, OUTCOME or {outcome: X}",
+                        )?;
+                        if !matches!(a.outcome.as_str(), "success" | "partial" | "failed") {
+                            return Err(format!(
+                                "completes: unknown outcome `{}`: one of success, partial, failed",
+                                a.outcome
+                            ));
+                        }
+                        Some(a.outcome)
+                    }
                 },
             },
-            "no_duplicate_complete" => Check::NoDuplicateComplete,
+            "no_duplicate_complete" => none(Check::NoDuplicateComplete)?,
             "writes_back" => Check::WritesBack {
-                turn: opt_turn(arg)?,
+                turn: opt_turn(name, arg)?,
             },
             "no_run" => Check::NoRun {
-                turn: opt_turn(arg)?,
+                turn: opt_turn(name, arg)?,
             },
             "max_run_calls" => {
-                let (max, turn) = max_and_turn(arg)?;
+                let (max, turn) = bound_and_turn(name, arg, "max")?;
                 Check::MaxRunCalls { max, turn }
             }
             "max_executions" => {
-                let (max, turn) = max_and_turn(arg)?;
+                let (max, turn) = bound_and_turn(name, arg, "max")?;
                 Check::MaxExecutions { max, turn }
             }
-            "calls_before" => Check::CallsBefore {
-                first: string_arg(arg, "first").ok_or("calls_before: {first: A, then: B}")?,
-                then: arg
-                    .get("then")
-                    .and_then(Value::as_str)
-                    .ok_or("calls_before: {first: A, then: B}")?
-                    .to_owned(),
-            },
-            "tool_refused" => Check::ToolRefused {
-                tool: string_arg(arg, "tool").ok_or("tool_refused: TOOL or {tool: X, …}")?,
-                turn: arg.get("turn").and_then(Value::as_u64).map(|t| t as usize),
-                contains: arg
-                    .get("contains")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-            },
-            "no_empty_bubble" => Check::NoEmptyBubble,
-            "final_status" => Check::FinalStatus(status(
-                string_arg(arg, "status").ok_or("final_status: STATUS")?,
-            )?),
-            "status_after" => Check::StatusAfter {
-                turn: req_turn(arg)?,
-                status: status(
-                    arg.get("status")
-                        .and_then(Value::as_str)
-                        .ok_or("status_after: {turn: N, status: S}")?
-                        .to_owned(),
-                )?,
-            },
+            "min_executions" => {
+                let (min, turn) = bound_and_turn(name, arg, "min")?;
+                Check::MinExecutions { min, turn }
+            }
+            "calls_before" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    first: String,
+                    then: String,
+                }
+                let a: A = args(name, arg, "{first: A, then: B}")?;
+                Check::CallsBefore {
+                    first: a.first,
+                    then: a.then,
+                }
+            }
+            "tool_refused" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    tool: String,
+                    turn: Option<usize>,
+                    contains: Option<String>,
+                }
+                let a: A = string_or(
+                    name,
+                    arg,
+                    "tool",
+                    "TOOL or {tool: X, turn: N, contains: TEXT}",
+                )?;
+                Check::ToolRefused {
+                    tool: a.tool,
+                    turn: a.turn,
+                    contains: a.contains,
+                }
+            }
+            "no_empty_bubble" => none(Check::NoEmptyBubble)?,
+            "final_status" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    status: String,
+                }
+                let a: A = string_or(name, arg, "status", "STATUS or {status: S}")?;
+                Check::FinalStatus(status(a.status)?)
+            }
+            "status_after" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    turn: usize,
+                    status: String,
+                }
+                let a: A = args(name, arg, "{turn: N, status: S}")?;
+                Check::StatusAfter {
+                    turn: a.turn,
+                    status: status(a.status)?,
+                }
+            }
             "turn_ok" => Check::TurnOk {
-                turn: req_turn(arg)?,
+                turn: req_turn(name, arg)?,
             },
             "no_turn" => Check::NoTurn {
-                turn: req_turn(arg)?,
+                turn: req_turn(name, arg)?,
             },
-            "one_done_per_turn" => Check::OneDonePerTurn,
-            "results_delivered" => Check::ResultsDelivered,
+            "one_done_per_turn" => none(Check::OneDonePerTurn)?,
+            "results_delivered" => none(Check::ResultsDelivered)?,
             "completion_nudges" => {
                 Check::CompletionNudges(arg.as_i64().ok_or("completion_nudges: N")?)
             }
+            "ran" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    command: String,
+                    target: Option<String>,
+                    status: Option<String>,
+                    turn: Option<usize>,
+                }
+                let a: A = string_or(
+                    name,
+                    arg,
+                    "command",
+                    "COMMAND or {command: C, target: T, status: S, turn: N}",
+                )?;
+                if a.command.trim().is_empty() {
+                    return Err("ran: the command is empty".into());
+                }
+                Check::Ran {
+                    command: a.command,
+                    target: a.target,
+                    status: a.status.map(exec_status).transpose()?,
+                    turn: a.turn,
+                }
+            }
+            "error_code" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    turn: usize,
+                    code: String,
+                }
+                let a: A = args(name, arg, "{turn: N, code: CODE}")?;
+                if !a.code.contains('.') {
+                    return Err(format!(
+                        "error_code: `{}` is not an error code (area.name)",
+                        a.code
+                    ));
+                }
+                Check::ErrorCode {
+                    turn: a.turn,
+                    code: a.code,
+                }
+            }
+            "tool_calls" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    tool: String,
+                    turn: Option<usize>,
+                    #[serde(default)]
+                    accepted: bool,
+                    min: Option<usize>,
+                    max: Option<usize>,
+                    exactly: Option<usize>,
+                }
+                let a: A = args(
+                    name,
+                    arg,
+                    "{tool: X, min: N, max: N, exactly: N, accepted: true, turn: T}",
+                )?;
+                let (min, max) = match (a.exactly, a.min, a.max) {
+                    (Some(n), None, None) => (Some(n), Some(n)),
+                    (Some(_), _, _) => {
+                        return Err("tool_calls: `exactly` excludes `min` and `max`".into());
+                    }
+                    (None, None, None) => {
+                        return Err("tool_calls: needs `min`, `max` or `exactly`".into());
+                    }
+                    (None, min, max) => (min, max),
+                };
+                if let (Some(lo), Some(hi)) = (min, max)
+                    && lo > hi
+                {
+                    return Err(format!("tool_calls: min {lo} is above max {hi}"));
+                }
+                Check::ToolCalls {
+                    tool: a.tool,
+                    turn: a.turn,
+                    accepted: a.accepted,
+                    min,
+                    max,
+                }
+            }
+            "completes_once" => Check::CompletesOnce {
+                turn: opt_turn(name, arg)?,
+            },
+            "window_after" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    turn: usize,
+                    open: bool,
+                }
+                let a: A = args(name, arg, "{turn: N, open: true|false}")?;
+                Check::WindowAfter {
+                    turn: a.turn,
+                    open: a.open,
+                }
+            }
+            "execution_status" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct A {
+                    nth: usize,
+                    status: String,
+                    turn: Option<usize>,
+                }
+                let a: A = args(name, arg, "{nth: N, status: S, turn: T}")?;
+                if a.nth == 0 {
+                    return Err("execution_status: `nth` counts from 1".into());
+                }
+                Check::ExecutionStatus {
+                    nth: a.nth,
+                    status: exec_status(a.status)?,
+                    turn: a.turn,
+                }
+            }
+            "no_auto_turn" => Check::NoAutoTurn {
+                turn: opt_turn(name, arg)?,
+            },
             other => return Err(format!("unknown assertion `{other}`")),
         })
     }
@@ -298,10 +570,18 @@ impl Check {
             | Check::NoRun { turn }
             | Check::MaxRunCalls { turn, .. }
             | Check::MaxExecutions { turn, .. }
+            | Check::MinExecutions { turn, .. }
+            | Check::Ran { turn, .. }
+            | Check::ToolCalls { turn, .. }
+            | Check::CompletesOnce { turn }
+            | Check::ExecutionStatus { turn, .. }
+            | Check::NoAutoTurn { turn }
             | Check::ToolRefused { turn, .. } => *turn,
-            Check::StatusAfter { turn, .. } | Check::TurnOk { turn } | Check::NoTurn { turn } => {
-                Some(*turn)
-            }
+            Check::StatusAfter { turn, .. }
+            | Check::TurnOk { turn }
+            | Check::NoTurn { turn }
+            | Check::ErrorCode { turn, .. }
+            | Check::WindowAfter { turn, .. } => Some(*turn),
             _ => None,
         }
     }
@@ -336,6 +616,40 @@ impl Check {
             Check::OneDonePerTurn => "one_done_per_turn".into(),
             Check::ResultsDelivered => "results_delivered".into(),
             Check::CompletionNudges(n) => format!("completion_nudges {n}"),
+            Check::MinExecutions { min, turn } => scoped(&format!("min_executions {min}"), turn),
+            Check::Ran {
+                command, target, ..
+            } => match target {
+                Some(t) => format!("ran `{command}` on {t}"),
+                None => format!("ran `{command}`"),
+            },
+            Check::ErrorCode { turn, code } => format!("error_code (turn {turn}) {code}"),
+            Check::ToolCalls {
+                tool,
+                turn,
+                accepted,
+                min,
+                max,
+            } => {
+                let bound = match (min, max) {
+                    (Some(a), Some(b)) if a == b => format!("= {a}"),
+                    (Some(a), Some(b)) => format!("{a}..{b}"),
+                    (Some(a), None) => format!(">= {a}"),
+                    (None, Some(b)) => format!("<= {b}"),
+                    (None, None) => String::new(),
+                };
+                let what = if *accepted { " accepted" } else { "" };
+                scoped(&format!("tool_calls {tool}{what} {bound}"), turn)
+            }
+            Check::CompletesOnce { turn } => scoped("completes_once", turn),
+            Check::WindowAfter { turn, open } => format!(
+                "window_after (turn {turn}) {}",
+                if *open { "open" } else { "closed" }
+            ),
+            Check::ExecutionStatus { nth, status, turn } => {
+                scoped(&format!("execution_status #{nth} {status}"), turn)
+            }
+            Check::NoAutoTurn { turn } => scoped("no_auto_turn", turn),
         }
     }
 
@@ -641,6 +955,170 @@ impl Check {
             Check::CompletionNudges(n) => {
                 let got = t.session.completion_nudges;
                 verdict(got == *n, format!("{got} counted nudge(s)"))
+            }
+            Check::MinExecutions { min, turn } => {
+                let n = started(turn);
+                verdict(n >= *min, format!("{n} command(s) executed"))
+            }
+            Check::Ran {
+                command,
+                target,
+                status,
+                turn,
+            } => {
+                let want = command.trim();
+                let same = |e: &&ExecTrace| {
+                    e.started
+                        && (e.command.trim() == want || e.canonical.trim() == want)
+                        && turn.is_none_or(|n| e.turn == n)
+                };
+                let matching: Vec<&ExecTrace> = t.executions.iter().filter(same).collect();
+                let hit = matching.iter().find(|e| {
+                    target.as_ref().is_none_or(|x| &e.target == x)
+                        && status.as_ref().is_none_or(|s| &e.status == s)
+                });
+                match hit {
+                    Some(e) => verdict(
+                        true,
+                        format!("execution {} on {} ({})", e.id, e.target, e.status),
+                    ),
+                    None if matching.is_empty() => verdict(
+                        false,
+                        format!(
+                            "never ran; commands that ran: {}",
+                            t.executions
+                                .iter()
+                                .filter(|e| e.started)
+                                .map(|e| format!("`{}` on {}", e.command, e.target))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ),
+                    None => verdict(
+                        false,
+                        format!(
+                            "ran, but as {}",
+                            matching
+                                .iter()
+                                .map(|e| format!("{} on {}", e.status, e.target))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ),
+                }
+            }
+            Check::ErrorCode { turn, code } => match t.turns.get(turn - 1) {
+                None => verdict(false, "turn not run"),
+                Some(tt) => {
+                    let mut codes: Vec<&str> = tt.error_code.as_deref().into_iter().collect();
+                    codes.extend(tt.events.iter().filter_map(|e| match e {
+                        AgentEvent::Error { code, .. } => Some(code.as_str()),
+                        _ => None,
+                    }));
+                    verdict(
+                        codes.contains(&code.as_str()),
+                        if codes.is_empty() {
+                            "no error".to_owned()
+                        } else {
+                            format!("error code(s): {}", codes.join(", "))
+                        },
+                    )
+                }
+            },
+            Check::ToolCalls {
+                tool,
+                turn,
+                accepted: only_accepted,
+                min,
+                max,
+            } => {
+                let n = if *only_accepted {
+                    accepted(tool, turn)
+                } else {
+                    calls(tool, turn).len()
+                };
+                let ok = min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m);
+                let what = if *only_accepted { "accepted " } else { "" };
+                verdict(ok, format!("{n} {what}{tool} call(s)"))
+            }
+            Check::CompletesOnce { turn: Some(n) } => {
+                let k = accepted("complete_task", &Some(*n));
+                verdict(
+                    k == 1,
+                    format!("{k} accepted complete_task call(s) in turn {n}"),
+                )
+            }
+            Check::CompletesOnce { turn: None } => {
+                let mut per_turn: std::collections::BTreeMap<usize, usize> =
+                    std::collections::BTreeMap::new();
+                for c in t.calls.iter().filter(|c| c.name == "complete_task") {
+                    let n = per_turn.entry(c.turn).or_insert(0);
+                    if c.accepted() {
+                        *n += 1;
+                    }
+                }
+                let bad: Vec<String> = per_turn
+                    .iter()
+                    .filter(|(_, n)| **n != 1)
+                    .map(|(turn, n)| format!("turn {turn}: {n} accepted"))
+                    .collect();
+                let total: usize = per_turn.values().sum();
+                verdict(
+                    bad.is_empty() && total >= 1,
+                    if bad.is_empty() {
+                        format!("{total} accepted complete_task call(s), one per turn")
+                    } else {
+                        bad.join("; ")
+                    },
+                )
+            }
+            Check::WindowAfter { turn, open } => match t.turns.get(turn - 1) {
+                None => verdict(false, "turn not run"),
+                Some(tt) => verdict(
+                    tt.window_open_after == *open,
+                    format!(
+                        "window {} after turn {turn}",
+                        if tt.window_open_after {
+                            "open"
+                        } else {
+                            "closed"
+                        }
+                    ),
+                ),
+            },
+            Check::ExecutionStatus { nth, status, turn } => {
+                let list: Vec<(i64, String)> = match turn {
+                    Some(n) => match t.turns.get(n - 1) {
+                        Some(tt) => tt.executions_after.clone(),
+                        None => return verdict(false, "turn not run"),
+                    },
+                    None => t
+                        .executions
+                        .iter()
+                        .map(|e| (e.id, e.status.clone()))
+                        .collect(),
+                };
+                match list.get(nth - 1) {
+                    None => verdict(false, format!("only {} execution(s)", list.len())),
+                    Some((id, got)) => {
+                        verdict(got == status, format!("execution {id} (#{nth}) is {got}"))
+                    }
+                }
+            }
+            Check::NoAutoTurn { turn } => {
+                let n: usize = t
+                    .turns
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| turn.is_none_or(|n| i + 1 == n))
+                    .map(|(_, tt)| {
+                        tt.events
+                            .iter()
+                            .filter(|e| matches!(e, AgentEvent::TurnStarted { auto: true, .. }))
+                            .count()
+                    })
+                    .sum();
+                verdict(n == 0, format!("{n} automatic turn(s) started"))
             }
         }
     }

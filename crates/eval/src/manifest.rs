@@ -19,7 +19,7 @@ pub struct Manifest {
     pub description: String,
     pub fixtures: Fixtures,
     pub agent: AgentOverrides,
-    pub turns: Vec<Turn>,
+    pub turns: Vec<Step>,
     /// The scripted model (offline mode); ignored live.
     pub script: Script,
     pub checks: Vec<Scoped>,
@@ -94,8 +94,29 @@ pub struct AgentOverrides {
     pub gate_wait_ms: Option<u64>,
 }
 
-/// One entry of `turns`: an operator action. Turn numbers in assertions are 1-based
-/// positions in this list.
+/// One entry of `turns`: an operator action, and the error it is expected to be refused
+/// with. Turn numbers in assertions are 1-based positions in this list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub action: Turn,
+    /// The action must fail with this error code (`agent.busy`, `agent.nothing_to_approve`
+    /// …); it then does not count against the implicit actions check, and succeeding does.
+    pub expect_error: Option<String>,
+}
+
+/// When to press Stop after a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopWhen {
+    /// A command of this session started running.
+    ExecutionRunning,
+    /// A command of this session waits for the operator's approval.
+    ApprovalRequested,
+    /// The model streamed its first text.
+    Text,
+}
+
+/// An operator action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Turn {
     /// An operator chat message; the first one starts the session.
@@ -103,12 +124,18 @@ pub enum Turn {
         text: String,
         /// Press Stop this long after sending.
         stop_after_ms: Option<u64>,
+        /// Press Stop when this happens in the session.
+        stop_when: Option<StopWhen>,
     },
     ApprovePlan,
-    /// Approve the first execution awaiting approval.
-    ApproveExecution,
-    /// Deny the first execution awaiting approval.
+    /// Approve an execution: the `nth` of the session (1-based, creation order), or the
+    /// first one awaiting approval.
+    ApproveExecution {
+        nth: Option<usize>,
+    },
+    /// Deny an execution (`nth` as for approve), optionally with a reason the model receives.
     DenyExecution {
+        nth: Option<usize>,
         reason: Option<String>,
     },
     /// Press Stop (whatever turn is in flight).
@@ -132,8 +159,10 @@ impl Turn {
                 format!("say \"{short}\"")
             }
             Turn::ApprovePlan => "approve_plan".into(),
-            Turn::ApproveExecution => "approve_execution".into(),
-            Turn::DenyExecution { .. } => "deny_execution".into(),
+            Turn::ApproveExecution { nth: None } => "approve_execution".into(),
+            Turn::ApproveExecution { nth: Some(n) } => format!("approve_execution #{n}"),
+            Turn::DenyExecution { nth: None, .. } => "deny_execution".into(),
+            Turn::DenyExecution { nth: Some(n), .. } => format!("deny_execution #{n}"),
             Turn::Stop => "stop".into(),
             Turn::Reconnect => "reconnect".into(),
             Turn::WaitMs(ms) => format!("wait_ms {ms}"),
@@ -196,15 +225,23 @@ impl Manifest {
             .turns
             .iter()
             .enumerate()
-            .map(|(i, v)| parse_turn(v).map_err(|m| invalid(format!("turn {}: {m}", i + 1))))
+            .map(|(i, v)| parse_step(v).map_err(|m| invalid(format!("turn {}: {m}", i + 1))))
             .collect::<Result<Vec<_>, _>>()?;
-        if !matches!(turns.first(), Some(Turn::Say { .. })) {
+        if !matches!(
+            turns.first(),
+            Some(Step {
+                action: Turn::Say { .. },
+                expect_error: None
+            })
+        ) {
             return Err(invalid(
                 "the first turn must be `say` (it starts the session)".into(),
             ));
         }
         if file.fixtures.clock_ms.is_none()
-            && turns.iter().any(|t| matches!(t, Turn::AdvanceClockMs(_)))
+            && turns
+                .iter()
+                .any(|t| matches!(t.action, Turn::AdvanceClockMs(_)))
         {
             return Err(invalid(
                 "advance_clock_ms needs fixtures.clock_ms (a manual clock)".into(),
@@ -234,12 +271,43 @@ impl Manifest {
     }
 }
 
+/// One turn: an action name, or a map of one action key plus the modifier `expect_error`.
+fn parse_step(v: &Value) -> Result<Step, String> {
+    let Some(map) = v.as_object() else {
+        return Ok(Step {
+            action: parse_turn(v)?,
+            expect_error: None,
+        });
+    };
+    let mut rest = map.clone();
+    let expect_error = match rest.remove("expect_error") {
+        None => None,
+        Some(Value::String(code)) if code.contains('.') => Some(code),
+        Some(_) => return Err("`expect_error` is an error code such as `agent.busy`".into()),
+    };
+    let action = if rest.len() == 1
+        && let Some((key, Value::Null)) = rest.iter().next()
+    {
+        // `- {approve_plan: , expect_error: …}` and `- approve_plan` are the same action.
+        parse_turn(&Value::String(key.clone()))?
+    } else {
+        parse_turn(&Value::Object(rest))?
+    };
+    Ok(Step {
+        action,
+        expect_error,
+    })
+}
+
 fn parse_turn(v: &Value) -> Result<Turn, String> {
     if let Some(word) = v.as_str() {
         return match word {
             "approve_plan" => Ok(Turn::ApprovePlan),
-            "approve_execution" => Ok(Turn::ApproveExecution),
-            "deny_execution" => Ok(Turn::DenyExecution { reason: None }),
+            "approve_execution" => Ok(Turn::ApproveExecution { nth: None }),
+            "deny_execution" => Ok(Turn::DenyExecution {
+                nth: None,
+                reason: None,
+            }),
             "stop" => Ok(Turn::Stop),
             "reconnect" => Ok(Turn::Reconnect),
             "sweep_idle" => Ok(Turn::SweepIdle),
@@ -252,39 +320,79 @@ fn parse_turn(v: &Value) -> Result<Turn, String> {
     let map = v
         .as_object()
         .ok_or("a turn is an action name or a one-key map")?;
-    let key_is = |k: &str| map.contains_key(k);
-    let allowed_with_say = ["say", "stop_after_ms"];
-    if key_is("say") {
-        if let Some(extra) = map.keys().find(|k| !allowed_with_say.contains(&k.as_str())) {
-            return Err(format!("unknown key `{extra}` next to `say`"));
+    if map.contains_key("say") {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Say {
+            say: String,
+            stop_after_ms: Option<u64>,
+            stop_when: Option<StopWhen>,
         }
-        let text = map
-            .get("say")
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
-            .ok_or("`say` needs the message text")?;
-        let stop_after_ms = match map.get("stop_after_ms") {
-            None => None,
-            Some(v) => Some(v.as_u64().ok_or("`stop_after_ms` is a number")?),
-        };
+        let say: Say = serde_json::from_value(v.clone()).map_err(|e| format!("say: {e}"))?;
+        if say.say.trim().is_empty() {
+            return Err("`say` needs the message text".into());
+        }
+        if say.stop_after_ms.is_some() && say.stop_when.is_some() {
+            return Err("`stop_after_ms` and `stop_when` exclude each other".into());
+        }
         return Ok(Turn::Say {
-            text: text.to_owned(),
-            stop_after_ms,
+            text: say.say,
+            stop_after_ms: say.stop_after_ms,
+            stop_when: say.stop_when,
         });
     }
     if map.len() != 1 {
-        return Err("a turn map has exactly one key".into());
+        return Err("a turn map has exactly one action key (plus `expect_error`)".into());
     }
     let (key, value) = map.iter().next().ok_or("empty turn")?;
+    /// `{nth: N, reason: TEXT}` of approve/deny.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Pick {
+        nth: Option<usize>,
+        reason: Option<String>,
+    }
+    let pick = |value: &Value| -> Result<Pick, String> {
+        let pick: Pick =
+            serde_json::from_value(value.clone()).map_err(|e| format!("{key}: {e}"))?;
+        if pick.nth == Some(0) {
+            return Err(format!("{key}: `nth` counts from 1"));
+        }
+        Ok(pick)
+    };
     match key.as_str() {
         "wait_ms" => Ok(Turn::WaitMs(value.as_u64().ok_or("`wait_ms` is a number")?)),
         "advance_clock_ms" => Ok(Turn::AdvanceClockMs(
             value.as_i64().ok_or("`advance_clock_ms` is a number")?,
         )),
-        "deny_execution" => Ok(Turn::DenyExecution {
-            reason: value.as_str().map(str::to_owned),
-        }),
-        word => parse_turn(&Value::String(word.to_owned())),
+        "deny_execution" => match value {
+            Value::String(reason) => Ok(Turn::DenyExecution {
+                nth: None,
+                reason: Some(reason.clone()),
+            }),
+            Value::Null => parse_turn(&Value::String(key.clone())),
+            _ => {
+                let p = pick(value)?;
+                Ok(Turn::DenyExecution {
+                    nth: p.nth,
+                    reason: p.reason,
+                })
+            }
+        },
+        "approve_execution" => match value {
+            Value::Null => parse_turn(&Value::String(key.clone())),
+            _ => {
+                let p = pick(value)?;
+                if p.reason.is_some() {
+                    return Err("approve_execution takes no reason".into());
+                }
+                Ok(Turn::ApproveExecution { nth: p.nth })
+            }
+        },
+        word => match value {
+            Value::Null => parse_turn(&Value::String(word.to_owned())),
+            _ => Err(format!("`{word}` takes no value")),
+        },
     }
 }
 
@@ -324,7 +432,7 @@ fn parse_scoped(v: &Value, turns: usize) -> Result<Scoped, String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -337,7 +445,7 @@ mod tests {
         .unwrap();
         assert_eq!(m.name, "minimal");
         assert_eq!(m.turns.len(), 3);
-        assert_eq!(m.turns[1], Turn::ApprovePlan);
+        assert_eq!(m.turns[1].action, Turn::ApprovePlan);
         assert_eq!(m.checks.len(), 3);
     }
 
@@ -361,5 +469,101 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code(), "eval.invalid");
+    }
+
+    /// Issue 16: a misspelled or extra key anywhere in a turn or an assertion is an error
+    /// naming it, never a dropped condition that lets the manifest pass.
+    #[test]
+    fn every_misspelled_key_is_an_error() {
+        let turns = [
+            "{say: hi, stop_aftr_ms: 3}",
+            "{say: hi, stop_when: execution_runing}",
+            "{say: hi, stop_after_ms: 3, stop_when: text}",
+            "{approve_execution: {nht: 1}}",
+            "{approve_execution: {nth: 0}}",
+            "{approve_execution: {nth: 1, reason: x}}",
+            "{deny_execution: {nth: 1, reasn: x}}",
+            "{approve_plan: 1}",
+            "{stop: yes}",
+            "{wait_ms: 10, expect_eror: agent.busy}",
+            "{wait_ms: 10, expect_error: busy}",
+            "{wait_ms: 10, sweep_idle: }",
+        ];
+        for turn in turns {
+            let text = format!("turns:\n  - say: hi\n  - {turn}\nassert:\n  - no_run\n");
+            let err = Manifest::parse(&text, Path::new("m.yaml"))
+                .expect_err(&format!("turn `{turn}` must not parse"));
+            assert_eq!(err.code(), "eval.invalid", "{turn}: {err}");
+            assert!(err.to_string().contains("turn 2"), "{turn}: {err}");
+        }
+        let assertions = [
+            ("max_run_calls: {max: 2, trun: 1}", "trun"),
+            ("max_executions: {mx: 2}", "mx"),
+            ("min_executions: {min: 1, turns: 1}", "turns"),
+            ("tool_refused: {tool: run, contans: x}", "contans"),
+            ("calls_before: {first: a, then: b, also: c}", "also"),
+            ("status_after: {turn: 1, status: done, x: 1}", "x"),
+            ("status_after: {turn: 1, status: finished}", "finished"),
+            ("completes: {outcom: success}", "outcom"),
+            ("completes: sucess", "sucess"),
+            ("turn_ok: {turn: 1, x: 1}", "x"),
+            ("no_turn: {trun: 1}", "trun"),
+            ("final_status: {status: done, y: 1}", "y"),
+            ("proposes_plan: {turm: 1}", "turm"),
+            ("plan_before_run: {turn: 1}", "no argument"),
+            ("no_empty_bubble: {turn: 1}", "no argument"),
+            ("ran: {command: uname, targt: x}", "targt"),
+            ("ran: {command: uname, status: done}", "done"),
+            ("error_code: {turn: 1, code: agent.busy, z: 1}", "z"),
+            ("error_code: {turn: 1, code: busy}", "busy"),
+            ("tool_calls: {tool: run, mn: 1}", "mn"),
+            ("tool_calls: {tool: run}", "needs"),
+            ("tool_calls: {tool: run, exactly: 1, max: 2}", "exactly"),
+            ("tool_calls: {tool: run, min: 3, max: 2}", "above"),
+            ("window_after: {turn: 1, opn: true}", "opn"),
+            (
+                "execution_status: {nth: 1, status: finished, trn: 1}",
+                "trn",
+            ),
+            (
+                "execution_status: {nth: 0, status: finished}",
+                "counts from 1",
+            ),
+            ("no_auto_turn: {turns: 1}", "turns"),
+            ("completes_once: {tunr: 1}", "tunr"),
+        ];
+        for (assertion, named) in assertions {
+            let text = format!("turns:\n  - say: hi\nassert:\n  - {assertion}\n");
+            let err = Manifest::parse(&text, Path::new("m.yaml"))
+                .expect_err(&format!("`{assertion}` must not parse"));
+            assert_eq!(err.code(), "eval.invalid", "{assertion}: {err}");
+            assert!(
+                err.to_string().contains(named),
+                "`{assertion}`: the error must name `{named}`: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_new_forms_parse() {
+        let m = Manifest::parse(
+            "turns:\n  - say: hi\n  - {say: go, stop_when: execution_running}\n  - deny_execution: {nth: 2, reason: no}\n  - {approve_execution: {nth: 2}, expect_error: agent.not_awaiting_approval}\n  - {approve_plan: , expect_error: agent.nothing_to_approve}\nassert:\n  - ran: uname -s\n  - tool_calls: {tool: run, min: 1, accepted: true}\n  - error_code: {turn: 4, code: agent.not_awaiting_approval}\n  - window_after: {turn: 3, open: false}\n  - execution_status: {nth: 1, status: finished, turn: 2}\n  - no_auto_turn\n  - completes_once: {turn: 2}\n  - min_executions: {min: 1, turn: 2}\n",
+            Path::new("new.yaml"),
+        )
+        .unwrap();
+        assert_eq!(m.turns.len(), 5);
+        assert_eq!(
+            m.turns[2].action,
+            Turn::DenyExecution {
+                nth: Some(2),
+                reason: Some("no".into())
+            }
+        );
+        assert_eq!(
+            m.turns[3].expect_error.as_deref(),
+            Some("agent.not_awaiting_approval")
+        );
+        assert_eq!(m.turns[4].action, Turn::ApprovePlan);
+        assert_eq!(m.checks.len(), 8);
     }
 }

@@ -68,21 +68,27 @@ impl Report {
                         passed_runs += 1;
                     }
                     tool_calls = outcome.tool_calls.clone();
-                    for (label, v) in &outcome.verdicts {
-                        let a = match assertions.iter_mut().find(|a| &a.assertion == label) {
-                            Some(a) => a,
-                            None => {
-                                assertions.push(AssertionReport {
-                                    assertion: label.clone(),
-                                    passed: true,
-                                    passes: 0,
-                                    runs: 0,
-                                    reason: String::new(),
-                                });
-                                let last = assertions.len() - 1;
-                                &mut assertions[last]
-                            }
-                        };
+                    // By position, not by label: two assertions that read alike (the same
+                    // kind on the same turn with different texts) stay two rows.
+                    for (i, (label, v)) in outcome.verdicts.iter().enumerate() {
+                        if assertions.len() <= i {
+                            let twins = outcome.verdicts[..i]
+                                .iter()
+                                .filter(|(l, _)| l == label)
+                                .count();
+                            assertions.push(AssertionReport {
+                                assertion: if twins == 0 {
+                                    label.clone()
+                                } else {
+                                    format!("{label} #{}", twins + 1)
+                                },
+                                passed: true,
+                                passes: 0,
+                                runs: 0,
+                                reason: String::new(),
+                            });
+                        }
+                        let a = &mut assertions[i];
                         a.runs += 1;
                         if v.passed {
                             a.passes += 1;

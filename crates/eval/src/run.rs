@@ -16,7 +16,7 @@ use nomos_store::{
 
 use crate::EvalError;
 use crate::checks::{CallTrace, ExecTrace, Trace, TurnTrace, Verdict};
-use crate::manifest::{Manifest, Only, Turn};
+use crate::manifest::{Manifest, Only, StopWhen, Turn};
 
 /// Which model answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,11 +173,32 @@ pub async fn run_once_with(
         let (msg_mark, exec_mark) = marks(&store, session)?;
         message_marks.push(msg_mark);
         exec_marks.push(exec_mark);
-        let mut error = perform(&agent, &mut session, turn, clock.as_deref())
-            .await
-            .err();
+        let outcome = perform(
+            &agent,
+            &mut session,
+            &turn.action,
+            clock.as_deref(),
+            settle_timeout,
+        )
+        .await;
+        // An action expected to be refused passes only when it is refused with that code.
+        let (mut error, error_code) = match (outcome, &turn.expect_error) {
+            (Ok(()), None) => (None, None),
+            (Ok(()), Some(want)) => (
+                Some(format!(
+                    "expected a refusal with {want}, but the action succeeded"
+                )),
+                None,
+            ),
+            (Err(e), Some(want)) if &e.code == want => (None, Some(e.code)),
+            (Err(e), Some(want)) => (
+                Some(format!("expected {want}, got [{}] {}", e.code, e.message)),
+                Some(e.code),
+            ),
+            (Err(e), None) => (Some(format!("[{}] {}", e.code, e.message)), Some(e.code)),
+        };
         if let Some(s) = session
-            && let Err(e) = settle(&agent, s, settle_timeout, i + 1, turn).await
+            && let Err(e) = settle(&agent, s, settle_timeout, i + 1, &turn.action).await
         {
             error.get_or_insert(e.to_string());
         }
@@ -185,15 +206,26 @@ pub async fn run_once_with(
         while let Ok(e) = events.try_recv() {
             turn_events.push(e);
         }
-        let status_after = match session {
-            Some(s) => store.get_session(s)?.status.as_str().to_owned(),
-            None => "none".to_owned(),
+        let (status_after, window_open_after, executions_after) = match session {
+            Some(s) => (
+                store.get_session(s)?.status.as_str().to_owned(),
+                store.active_approval_window(s)?.is_some(),
+                store
+                    .executions(s)?
+                    .iter()
+                    .map(|e| (e.id, e.status.as_str().to_owned()))
+                    .collect(),
+            ),
+            None => ("none".to_owned(), false, Vec::new()),
         };
         turns.push(TurnTrace {
-            label: turn.label(),
+            label: turn.action.label(),
             events: turn_events,
             status_after,
             error,
+            error_code,
+            window_open_after,
+            executions_after,
         });
     }
     let session = session.ok_or_else(|| EvalError::Invalid {
@@ -220,6 +252,10 @@ pub async fn run_once_with(
         .map(|e| ExecTrace {
             turn: turn_of(&exec_marks, e.id),
             id: e.id,
+            command: e.command.clone(),
+            canonical: e.canonical.clone(),
+            target: e.target.clone(),
+            status: e.status.as_str().to_owned(),
             started: e.started_at_ms.is_some(),
             finished: e.status == ExecStatus::Finished,
             continued: e.continued_at_ms.is_some(),
@@ -326,42 +362,116 @@ fn marks(store: &Store, session: Option<SessionId>) -> Result<(i64, i64), EvalEr
     Ok((msg, exec))
 }
 
+/// Why an operator action failed.
+struct ActionError {
+    code: String,
+    message: String,
+}
+
+impl From<nomos_agent::AgentError> for ActionError {
+    fn from(e: nomos_agent::AgentError) -> Self {
+        Self {
+            code: e.code().to_owned(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<String> for ActionError {
+    /// A failure of the harness itself (no session yet, no such execution).
+    fn from(message: String) -> Self {
+        Self {
+            code: "eval.action".to_owned(),
+            message,
+        }
+    }
+}
+
+impl From<&str> for ActionError {
+    fn from(message: &str) -> Self {
+        message.to_owned().into()
+    }
+}
+
+/// Whether `event` of `session` is the moment a `stop_when` waits for.
+fn is_stop_moment(when: StopWhen, session: SessionId, event: &nomos_protocol::AgentEvent) -> bool {
+    use nomos_protocol::{AgentEvent, ExecStatus as WireStatus};
+    if event.session_id() != session {
+        return false;
+    }
+    match (when, event) {
+        (StopWhen::ExecutionRunning, AgentEvent::Execution { execution, .. }) => {
+            execution.status == WireStatus::Running
+        }
+        (StopWhen::ApprovalRequested, AgentEvent::ApprovalRequested { .. }) => true,
+        (StopWhen::Text, AgentEvent::TextDelta { delta, .. }) => !delta.is_empty(),
+        _ => false,
+    }
+}
+
 async fn perform(
     agent: &Agent,
     session: &mut Option<SessionId>,
     turn: &Turn,
     clock: Option<&ManualClock>,
-) -> Result<(), String> {
-    let err = |e: nomos_agent::AgentError| format!("[{}] {e}", e.code());
+    timeout: Duration,
+) -> Result<(), ActionError> {
     if let Turn::Say {
         text,
         stop_after_ms,
+        stop_when,
     } = turn
     {
-        match (stop_after_ms, *session) {
-            (Some(ms), Some(s)) => {
+        match (stop_after_ms, stop_when, *session) {
+            (Some(ms), _, Some(s)) => {
                 let a = agent.clone();
                 let text = text.clone();
                 let send = tokio::spawn(async move { a.send(Some(s), &text).await });
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
                 agent.stop(s);
-                send.await.map_err(|e| e.to_string())?.map_err(err)?;
+                send.await.map_err(|e| e.to_string())??;
             }
-            (Some(_), None) => return Err("stop_after_ms needs a session (not on turn 1)".into()),
-            (None, s) => *session = Some(agent.send(s, text).await.map_err(err)?),
+            (Some(_), _, None) => {
+                return Err("stop_after_ms needs a session (not on turn 1)".into());
+            }
+            (None, Some(when), s) => {
+                // Subscribe first, so the moment cannot pass before we listen.
+                let mut events = agent.subscribe();
+                let s = agent.submit(s, text).await?;
+                *session = Some(s);
+                let deadline = tokio::time::Instant::now() + timeout;
+                loop {
+                    match tokio::time::timeout_at(deadline, events.recv()).await {
+                        Ok(Some(e)) if is_stop_moment(*when, s, &e) => break,
+                        Ok(Some(_)) => {}
+                        Ok(None) | Err(_) => {
+                            return Err(format!("stop_when {when:?}: the moment never came").into());
+                        }
+                    }
+                }
+                agent.stop(s);
+            }
+            (None, None, s) => *session = Some(agent.send(s, text).await?),
         }
         return Ok(());
     }
     let s = session.ok_or("no session yet")?;
-    let awaiting = || -> Result<i64, String> {
-        agent
+    let pick = |nth: Option<usize>| -> Result<i64, ActionError> {
+        let all = agent
             .store()
             .executions(s)
-            .map_err(|e| e.to_string())?
-            .iter()
-            .find(|e| e.status == ExecStatus::AwaitingApproval)
-            .map(|e| e.id)
-            .ok_or_else(|| "no execution awaits approval".to_owned())
+            .map_err(|e| ActionError::from(e.to_string()))?;
+        match nth {
+            Some(n) => all
+                .get(n - 1)
+                .map(|e| e.id)
+                .ok_or_else(|| format!("no execution #{n} (the session has {})", all.len()).into()),
+            None => all
+                .iter()
+                .find(|e| e.status == ExecStatus::AwaitingApproval)
+                .map(|e| e.id)
+                .ok_or_else(|| "no execution awaits approval".into()),
+        }
     };
     match turn {
         Turn::Say { .. } => {}
@@ -372,18 +482,17 @@ async fn perform(
                 .current_plan(s)
                 .map_err(|e| e.to_string())?
                 .generation;
-            agent.approve_plan(s, generation).await.map_err(err)?
+            agent.approve_plan(s, generation).await?
         }
-        Turn::ApproveExecution => agent.approve_execution(awaiting()?).await.map_err(err)?,
-        Turn::DenyExecution { reason } => agent
-            .deny_execution(awaiting()?, reason.as_deref())
-            .await
-            .map_err(err)?,
+        Turn::ApproveExecution { nth } => agent.approve_execution(pick(*nth)?).await?,
+        Turn::DenyExecution { nth, reason } => {
+            agent.deny_execution(pick(*nth)?, reason.as_deref()).await?
+        }
         Turn::Stop => {
             agent.stop(s);
         }
         Turn::Reconnect => {
-            agent.reconnect(s).await.map_err(err)?;
+            agent.reconnect(s).await?;
         }
         Turn::WaitMs(ms) => tokio::time::sleep(Duration::from_millis(*ms)).await,
         Turn::AdvanceClockMs(ms) => {
@@ -392,10 +501,10 @@ async fn perform(
             clock.set_ms(clock.now_ms().saturating_add(*ms));
         }
         Turn::SweepIdle => {
-            agent.sweep_idle().await.map_err(err)?;
+            agent.sweep_idle().await?;
         }
         Turn::RunContinuations => {
-            agent.continue_finished().await.map_err(err)?;
+            agent.continue_finished().await?;
         }
     }
     Ok(())

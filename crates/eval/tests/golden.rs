@@ -80,3 +80,41 @@ async fn an_unused_scripted_reply_fails_when_every_reply_must_be_used() {
         strict.table()
     );
 }
+
+/// Issue 16: two assertions that read alike are two rows of the report, each with its own
+/// verdict; before, the second was folded into the first and its failure hidden or misfiled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn assertions_with_the_same_label_are_reported_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("twins.yaml");
+    std::fs::write(&path, TWINS).unwrap();
+    let report = run_paths(&[path], Options::default()).await.unwrap();
+    let rows = &report.manifests[0].assertions;
+    let twins: Vec<_> = rows
+        .iter()
+        .filter(|a| a.assertion.starts_with("tool_refused run"))
+        .collect();
+    assert_eq!(twins.len(), 2, "{}", report.table());
+    assert_eq!(twins[0].assertion, "tool_refused run");
+    assert_eq!(twins[1].assertion, "tool_refused run #2");
+    assert!(twins[0].passed, "{}", report.table());
+    assert!(!twins[1].passed, "{}", report.table());
+    assert!(!report.passed);
+}
+
+/// A run before any plan is refused (I1): the first twin finds that refusal, the second asks
+/// for a text no refusal contains.
+const TWINS: &str = "name: twins
+turns:
+  - say: check the kernel
+script:
+  replies:
+    - kind: tool_calls
+      calls:
+        - {name: run, arguments: {target: \"host:local\", command: uname -s, reason: kernel}}
+  fallback: {kind: text, text: I need a plan first.}
+assert:
+  - tool_refused: {tool: run, contains: Refused}
+  - tool_refused: {tool: run, contains: no refusal says this}
+  - no_run
+";
