@@ -17,6 +17,8 @@ pub struct Trace {
     pub session: Session,
     /// Distinct plan generations in the plan history.
     pub generations: usize,
+    /// Turns of one session that overlapped (any session of the manifest), described.
+    pub overlaps: Vec<String>,
 }
 
 /// One operator action and what it caused.
@@ -182,6 +184,8 @@ pub enum Check {
     NoAutoTurn {
         turn: Option<usize>,
     },
+    /// Two turns of one session never ran at the same time, in any session of the manifest.
+    NoOverlappingTurns,
 }
 
 /// The outcome of one check on one run.
@@ -555,6 +559,7 @@ impl Check {
             "no_auto_turn" => Check::NoAutoTurn {
                 turn: opt_turn(name, arg)?,
             },
+            "no_overlapping_turns" => none(Check::NoOverlappingTurns)?,
             other => return Err(format!("unknown assertion `{other}`")),
         })
     }
@@ -650,6 +655,7 @@ impl Check {
                 scoped(&format!("execution_status #{nth} {status}"), turn)
             }
             Check::NoAutoTurn { turn } => scoped("no_auto_turn", turn),
+            Check::NoOverlappingTurns => "no_overlapping_turns".into(),
         }
     }
 
@@ -1120,6 +1126,14 @@ impl Check {
                     .sum();
                 verdict(n == 0, format!("{n} automatic turn(s) started"))
             }
+            Check::NoOverlappingTurns => verdict(
+                t.overlaps.is_empty(),
+                if t.overlaps.is_empty() {
+                    "no two turns of a session overlapped".to_owned()
+                } else {
+                    t.overlaps.join("; ")
+                },
+            ),
         }
     }
 }

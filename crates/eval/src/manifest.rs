@@ -102,6 +102,22 @@ pub struct Step {
     /// The action must fail with this error code (`agent.busy`, `agent.nothing_to_approve`
     /// …); it then does not count against the implicit actions check, and succeeding does.
     pub expect_error: Option<String>,
+    /// Which session the action is for: sessions are named in the manifest, the first `say`
+    /// of a name starts it; `None` is the first session (`main`).
+    pub session: Option<String>,
+    /// Do not wait for the action, nor for the sessions to settle: the next action starts at
+    /// once (to overlap turns). Its outcome is collected at the end.
+    pub nowait: bool,
+}
+
+/// The name of the session a step without `session:` is for.
+pub const MAIN_SESSION: &str = "main";
+
+impl Step {
+    /// The session this step acts on.
+    pub fn session_name(&self) -> &str {
+        self.session.as_deref().unwrap_or(MAIN_SESSION)
+    }
 }
 
 /// When to press Stop after a message.
@@ -229,14 +245,37 @@ impl Manifest {
             .collect::<Result<Vec<_>, _>>()?;
         if !matches!(
             turns.first(),
-            Some(Step {
-                action: Turn::Say { .. },
-                expect_error: None
-            })
+            Some(
+                first @ Step {
+                    action: Turn::Say { .. },
+                    expect_error: None,
+                    ..
+                }
+            ) if first.session_name() == MAIN_SESSION
         ) {
             return Err(invalid(
                 "the first turn must be `say` (it starts the session)".into(),
             ));
+        }
+        // Every other session also starts with a message before anything acts on it.
+        let mut started = std::collections::BTreeSet::new();
+        for (i, t) in turns.iter().enumerate() {
+            let name = t.session_name();
+            if !started.contains(name) {
+                if !matches!(t.action, Turn::Say { .. }) {
+                    return Err(invalid(format!(
+                        "turn {}: session `{name}` has not started (its first turn is `say`)",
+                        i + 1
+                    )));
+                }
+                started.insert(name.to_owned());
+            }
+            if t.nowait && t.expect_error.is_some() {
+                return Err(invalid(format!(
+                    "turn {}: `nowait` and `expect_error` exclude each other",
+                    i + 1
+                )));
+            }
         }
         if file.fixtures.clock_ms.is_none()
             && turns
@@ -271,12 +310,15 @@ impl Manifest {
     }
 }
 
-/// One turn: an action name, or a map of one action key plus the modifier `expect_error`.
+/// One turn: an action name, or a map of one action key plus the modifiers `expect_error`,
+/// `session` and `nowait`.
 fn parse_step(v: &Value) -> Result<Step, String> {
     let Some(map) = v.as_object() else {
         return Ok(Step {
             action: parse_turn(v)?,
             expect_error: None,
+            session: None,
+            nowait: false,
         });
     };
     let mut rest = map.clone();
@@ -284,6 +326,16 @@ fn parse_step(v: &Value) -> Result<Step, String> {
         None => None,
         Some(Value::String(code)) if code.contains('.') => Some(code),
         Some(_) => return Err("`expect_error` is an error code such as `agent.busy`".into()),
+    };
+    let session = match rest.remove("session") {
+        None => None,
+        Some(Value::String(name)) if !name.trim().is_empty() => Some(name),
+        Some(_) => return Err("`session` is a session name".into()),
+    };
+    let nowait = match rest.remove("nowait") {
+        None => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => return Err("`nowait` is true or false".into()),
     };
     let action = if rest.len() == 1
         && let Some((key, Value::Null)) = rest.iter().next()
@@ -296,6 +348,8 @@ fn parse_step(v: &Value) -> Result<Step, String> {
     Ok(Step {
         action,
         expect_error,
+        session,
+        nowait,
     })
 }
 
@@ -342,7 +396,10 @@ fn parse_turn(v: &Value) -> Result<Turn, String> {
         });
     }
     if map.len() != 1 {
-        return Err("a turn map has exactly one action key (plus `expect_error`)".into());
+        return Err(
+            "a turn map has exactly one action key (plus `expect_error`, `session`, `nowait`)"
+                .into(),
+        );
     }
     let (key, value) = map.iter().next().ok_or("empty turn")?;
     /// `{nth: N, reason: TEXT}` of approve/deny.

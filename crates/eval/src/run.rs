@@ -16,7 +16,7 @@ use nomos_store::{
 
 use crate::EvalError;
 use crate::checks::{CallTrace, ExecTrace, Trace, TurnTrace, Verdict};
-use crate::manifest::{Manifest, Only, StopWhen, Turn};
+use crate::manifest::{Manifest, Only, Step, StopWhen, Turn};
 
 /// Which model answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,71 +164,93 @@ pub async fn run_once_with(
     };
 
     let mut events = agent.subscribe();
-    let mut session: Option<SessionId> = None;
-    let mut turns = Vec::with_capacity(m.turns.len());
+    // Sessions by manifest name; the first one started is the one the assertions read.
+    let mut sessions: BTreeMap<String, SessionId> = BTreeMap::new();
+    let mut main: Option<SessionId> = None;
+    let mut turns: Vec<TurnTrace> = Vec::with_capacity(m.turns.len());
+    // Actions that did not wait: their outcome is filed under their turn at the end.
+    let mut in_flight = Vec::new();
     // The newest message and execution before each turn: what comes after belongs to it.
     let mut message_marks = Vec::with_capacity(m.turns.len());
     let mut exec_marks = Vec::with_capacity(m.turns.len());
     for (i, turn) in m.turns.iter().enumerate() {
-        let (msg_mark, exec_mark) = marks(&store, session)?;
+        let (msg_mark, exec_mark) = marks(&store, main)?;
         message_marks.push(msg_mark);
         exec_marks.push(exec_mark);
-        let outcome = perform(
-            &agent,
-            &mut session,
-            &turn.action,
-            clock.as_deref(),
+        let name = turn.session_name().to_owned();
+        let current = sessions.get(&name).copied();
+        let action = perform(
+            agent.clone(),
+            current,
+            turn.action.clone(),
+            clock.clone(),
             settle_timeout,
-        )
-        .await;
-        // An action expected to be refused passes only when it is refused with that code.
-        let (mut error, error_code) = match (outcome, &turn.expect_error) {
-            (Ok(()), None) => (None, None),
-            (Ok(()), Some(want)) => (
-                Some(format!(
-                    "expected a refusal with {want}, but the action succeeded"
-                )),
-                None,
-            ),
-            (Err(e), Some(want)) if &e.code == want => (None, Some(e.code)),
-            (Err(e), Some(want)) => (
-                Some(format!("expected {want}, got [{}] {}", e.code, e.message)),
-                Some(e.code),
-            ),
-            (Err(e), None) => (Some(format!("[{}] {}", e.code, e.message)), Some(e.code)),
-        };
-        if let Some(s) = session
-            && let Err(e) = settle(&agent, s, settle_timeout, i + 1, &turn.action).await
-        {
-            error.get_or_insert(e.to_string());
+            turn.nowait,
+        );
+        let mut error = None;
+        let mut error_code = None;
+        if turn.nowait && current.is_some() && !matches!(turn.action, Turn::Say { .. }) {
+            in_flight.push((i, tokio::spawn(action)));
+        } else {
+            // A message is accepted (and its session known) before we go on, even with
+            // `nowait`: its turn then runs detached.
+            match action.await {
+                Ok(s) => {
+                    if let Some(s) = s {
+                        sessions.insert(name, s);
+                        main.get_or_insert(s);
+                    }
+                }
+                Err(e) => (error, error_code) = judge(Err(e), turn.expect_error.as_deref()),
+            }
+            if error.is_none() && error_code.is_none() {
+                (error, error_code) = judge(Ok(None), turn.expect_error.as_deref());
+            }
+        }
+        if !turn.nowait {
+            for &s in sessions.values() {
+                if let Err(e) = settle(&agent, s, settle_timeout, i + 1, &turn.action).await {
+                    error.get_or_insert(e.to_string());
+                }
+            }
         }
         let mut turn_events = Vec::new();
         while let Ok(e) = events.try_recv() {
             turn_events.push(e);
         }
-        let (status_after, window_open_after, executions_after) = match session {
-            Some(s) => (
-                store.get_session(s)?.status.as_str().to_owned(),
-                store.active_approval_window(s)?.is_some(),
-                store
-                    .executions(s)?
-                    .iter()
-                    .map(|e| (e.id, e.status.as_str().to_owned()))
-                    .collect(),
-            ),
-            None => ("none".to_owned(), false, Vec::new()),
-        };
-        turns.push(TurnTrace {
-            label: turn.action.label(),
-            events: turn_events,
-            status_after,
+        turns.push(after_turn(
+            &store,
+            main,
+            turn,
+            turn_events,
             error,
             error_code,
-            window_open_after,
-            executions_after,
-        });
+        )?);
     }
-    let session = session.ok_or_else(|| EvalError::Invalid {
+    // What did not wait is awaited now; then everything settles once more.
+    for (i, handle) in in_flight {
+        let outcome = handle
+            .await
+            .unwrap_or_else(|e| Err(ActionError::from(format!("the action panicked: {e}"))));
+        let (error, code) = judge(outcome, m.turns[i].expect_error.as_deref());
+        turns[i].error = error;
+        turns[i].error_code = code;
+    }
+    let last = m.turns.len();
+    for &s in sessions.values() {
+        if let Err(e) = settle(&agent, s, settle_timeout, last, &m.turns[last - 1].action).await
+            && let Some(t) = turns.last_mut()
+        {
+            t.error.get_or_insert(e.to_string());
+        }
+    }
+    if let Some(t) = turns.last_mut() {
+        while let Ok(e) = events.try_recv() {
+            t.events.push(e);
+        }
+    }
+    let overlaps = overlapping_turns(&store, &sessions, &turns)?;
+    let session = main.ok_or_else(|| EvalError::Invalid {
         manifest: m.name.clone(),
         message: "no session was started".into(),
     })?;
@@ -279,6 +301,7 @@ pub async fn run_once_with(
         messages,
         session: store.get_session(session)?,
         generations: generations.len(),
+        overlaps,
     };
 
     let mut verdicts: Vec<(String, Verdict)> = m
@@ -348,6 +371,133 @@ pub async fn run_once_with(
     })
 }
 
+/// The verdict on an action's outcome: (error for the actions check, the error code). An
+/// action expected to be refused passes only when it is refused with that code.
+fn judge(
+    outcome: Result<Option<SessionId>, ActionError>,
+    expect: Option<&str>,
+) -> (Option<String>, Option<String>) {
+    match (outcome, expect) {
+        (Ok(_), None) => (None, None),
+        (Ok(_), Some(want)) => (
+            Some(format!(
+                "expected a refusal with {want}, but the action succeeded"
+            )),
+            None,
+        ),
+        (Err(e), Some(want)) if e.code == want => (None, Some(e.code)),
+        (Err(e), Some(want)) => (
+            Some(format!("expected {want}, got [{}] {}", e.code, e.message)),
+            Some(e.code),
+        ),
+        (Err(e), None) => (Some(format!("[{}] {}", e.code, e.message)), Some(e.code)),
+    }
+}
+
+/// The state of the main session once a turn settled.
+fn after_turn(
+    store: &Store,
+    main: Option<SessionId>,
+    turn: &Step,
+    events: Vec<nomos_protocol::AgentEvent>,
+    error: Option<String>,
+    error_code: Option<String>,
+) -> Result<TurnTrace, EvalError> {
+    let (status_after, window_open_after, executions_after) = match main {
+        Some(s) => (
+            store.get_session(s)?.status.as_str().to_owned(),
+            store.active_approval_window(s)?.is_some(),
+            store
+                .executions(s)?
+                .iter()
+                .map(|e| (e.id, e.status.as_str().to_owned()))
+                .collect(),
+        ),
+        None => ("none".to_owned(), false, Vec::new()),
+    };
+    Ok(TurnTrace {
+        label: match &turn.session {
+            Some(name) => format!("{} [{name}]", turn.action.label()),
+            None => turn.action.label(),
+        },
+        events,
+        status_after,
+        error,
+        error_code,
+        window_open_after,
+        executions_after,
+    })
+}
+
+/// Two turns of one session that overlapped, from two sources: the event stream (a turn
+/// started before the previous one of that session was done) and the store (an assistant
+/// message created before the previous one was finished).
+fn overlapping_turns(
+    store: &Store,
+    sessions: &BTreeMap<String, SessionId>,
+    turns: &[TurnTrace],
+) -> Result<Vec<String>, EvalError> {
+    let mut found = overlaps_in_events(turns);
+    for (name, &s) in sessions {
+        let assistant: Vec<(i64, i64, i64)> = store
+            .transcript(s)?
+            .messages
+            .iter()
+            .filter(|m| m.role == nomos_store::Role::Assistant)
+            .map(|m| (m.created_at_ms, m.updated_at_ms, m.id))
+            .collect();
+        found.extend(overlaps_in_messages(name, assistant));
+    }
+    Ok(found)
+}
+
+/// A turn of a session that started while another turn of it had not sent its `done`.
+fn overlaps_in_events(turns: &[TurnTrace]) -> Vec<String> {
+    use nomos_protocol::AgentEvent;
+    let mut found = Vec::new();
+    let mut open: BTreeMap<i64, usize> = BTreeMap::new();
+    for (i, t) in turns.iter().enumerate() {
+        for e in &t.events {
+            match e {
+                AgentEvent::TurnStarted { session_id, .. } => {
+                    let n = open.entry(*session_id).or_insert(0);
+                    *n += 1;
+                    if *n > 1 {
+                        found.push(format!(
+                            "session {session_id}: a turn started in action {} while another ran",
+                            i + 1
+                        ));
+                    }
+                }
+                AgentEvent::Done { session_id, .. } => {
+                    if let Some(n) = open.get_mut(session_id) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// Assistant messages (created, last updated, id) of one session: one model iteration
+/// each, so one that began before the previous one ended means two turns ran at once.
+fn overlaps_in_messages(name: &str, mut assistant: Vec<(i64, i64, i64)>) -> Vec<String> {
+    assistant.sort_unstable();
+    assistant
+        .windows(2)
+        .filter_map(|pair| {
+            let ((_, first_end, a), (second_start, _, b)) = (pair[0], pair[1]);
+            (second_start < first_end).then(|| {
+                format!(
+                    "session `{name}`: message {b} began at {second_start} ms, before message {a} ended at {first_end} ms"
+                )
+            })
+        })
+        .collect()
+}
+
 fn marks(store: &Store, session: Option<SessionId>) -> Result<(i64, i64), EvalError> {
     let Some(s) = session else {
         return Ok((0, 0));
@@ -409,20 +559,24 @@ fn is_stop_moment(when: StopWhen, session: SessionId, event: &nomos_protocol::Ag
     }
 }
 
+/// Performs one operator action on `session` (None: the action starts one). Returns the
+/// session a message went to. With `nowait`, a message is only accepted and its turn runs
+/// detached.
 async fn perform(
-    agent: &Agent,
-    session: &mut Option<SessionId>,
-    turn: &Turn,
-    clock: Option<&ManualClock>,
+    agent: Agent,
+    session: Option<SessionId>,
+    turn: Turn,
+    clock: Option<Arc<ManualClock>>,
     timeout: Duration,
-) -> Result<(), ActionError> {
+    nowait: bool,
+) -> Result<Option<SessionId>, ActionError> {
     if let Turn::Say {
         text,
         stop_after_ms,
         stop_when,
-    } = turn
+    } = &turn
     {
-        match (stop_after_ms, stop_when, *session) {
+        return match (stop_after_ms, stop_when, session) {
             (Some(ms), _, Some(s)) => {
                 let a = agent.clone();
                 let text = text.clone();
@@ -430,15 +584,13 @@ async fn perform(
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
                 agent.stop(s);
                 send.await.map_err(|e| e.to_string())??;
+                Ok(Some(s))
             }
-            (Some(_), _, None) => {
-                return Err("stop_after_ms needs a session (not on turn 1)".into());
-            }
+            (Some(_), _, None) => Err("stop_after_ms needs a session (not on turn 1)".into()),
             (None, Some(when), s) => {
                 // Subscribe first, so the moment cannot pass before we listen.
                 let mut events = agent.subscribe();
                 let s = agent.submit(s, text).await?;
-                *session = Some(s);
                 let deadline = tokio::time::Instant::now() + timeout;
                 loop {
                     match tokio::time::timeout_at(deadline, events.recv()).await {
@@ -450,10 +602,11 @@ async fn perform(
                     }
                 }
                 agent.stop(s);
+                Ok(Some(s))
             }
-            (None, None, s) => *session = Some(agent.send(s, text).await?),
-        }
-        return Ok(());
+            (None, None, s) if nowait => Ok(Some(agent.submit(s, text).await?)),
+            (None, None, s) => Ok(Some(agent.send(s, text).await?)),
+        };
     }
     let s = session.ok_or("no session yet")?;
     let pick = |nth: Option<usize>| -> Result<i64, ActionError> {
@@ -484,9 +637,9 @@ async fn perform(
                 .generation;
             agent.approve_plan(s, generation).await?
         }
-        Turn::ApproveExecution { nth } => agent.approve_execution(pick(*nth)?).await?,
+        Turn::ApproveExecution { nth } => agent.approve_execution(pick(nth)?).await?,
         Turn::DenyExecution { nth, reason } => {
-            agent.deny_execution(pick(*nth)?, reason.as_deref()).await?
+            agent.deny_execution(pick(nth)?, reason.as_deref()).await?
         }
         Turn::Stop => {
             agent.stop(s);
@@ -494,11 +647,11 @@ async fn perform(
         Turn::Reconnect => {
             agent.reconnect(s).await?;
         }
-        Turn::WaitMs(ms) => tokio::time::sleep(Duration::from_millis(*ms)).await,
+        Turn::WaitMs(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
         Turn::AdvanceClockMs(ms) => {
             // Through set_ms, so a manifest may also move the clock back (a negative step).
             let clock = clock.ok_or("no manual clock")?;
-            clock.set_ms(clock.now_ms().saturating_add(*ms));
+            clock.set_ms(clock.now_ms().saturating_add(ms));
         }
         Turn::SweepIdle => {
             agent.sweep_idle().await?;
@@ -507,7 +660,7 @@ async fn perform(
             agent.continue_finished().await?;
         }
     }
-    Ok(())
+    Ok(Some(s))
 }
 
 /// Waits until nothing happens in the session: no turn, no running command, no result
@@ -545,5 +698,57 @@ async fn settle(
             });
         }
         tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nomos_protocol::AgentEvent;
+
+    use super::*;
+
+    fn turn(events: Vec<AgentEvent>) -> TurnTrace {
+        TurnTrace {
+            label: "t".into(),
+            events,
+            status_after: "executing".into(),
+            error: None,
+            error_code: None,
+            window_open_after: false,
+            executions_after: Vec::new(),
+        }
+    }
+
+    fn started(s: i64) -> AgentEvent {
+        AgentEvent::TurnStarted {
+            session_id: s,
+            auto: false,
+        }
+    }
+
+    fn done(s: i64) -> AgentEvent {
+        AgentEvent::Done {
+            session_id: s,
+            error: false,
+        }
+    }
+
+    /// The overlap check sees two turns of one session at once, in events and in the
+    /// store, and not two sessions side by side or one turn after the other.
+    #[test]
+    fn overlapping_turns_are_found_and_side_by_side_sessions_are_not() {
+        let fine = [
+            turn(vec![started(1), started(2), done(2), done(1)]),
+            turn(vec![started(1), done(1)]),
+        ];
+        assert!(overlaps_in_events(&fine).is_empty());
+        let across_actions = [turn(vec![started(1)]), turn(vec![started(1), done(1)])];
+        assert_eq!(overlaps_in_events(&across_actions).len(), 1);
+        assert!(
+            overlaps_in_messages("main", vec![(0, 10, 1), (10, 20, 2), (25, 30, 3)]).is_empty()
+        );
+        let hits = overlaps_in_messages("main", vec![(15, 30, 2), (0, 20, 1)]);
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert!(hits[0].contains("message 2"), "{hits:?}");
     }
 }
