@@ -55,6 +55,22 @@ pub struct Fixtures {
     /// Entity attributes written through the store API.
     #[serde(default)]
     pub entities: Vec<EntityFixture>,
+    /// Targets beside `host:local`, in the inventory file format (TOML, exec's README): e.g.
+    /// local stand-ins (`transport = "local"` on `host:` slugs), so target-bound rules can be
+    /// tested offline. Checked when the manifest loads.
+    #[serde(default)]
+    pub inventory: Option<String>,
+}
+
+impl Fixtures {
+    /// The agent's inventory: `host:local` plus the fixture's targets.
+    pub fn inventory(&self) -> Result<nomos_exec::Inventory, nomos_exec::ExecError> {
+        let mut inventory = nomos_exec::Inventory::with_local();
+        if let Some(text) = &self.inventory {
+            inventory.merge_file(text, "fixtures.inventory")?;
+        }
+        Ok(inventory)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -285,6 +301,9 @@ impl Manifest {
             return Err(invalid(
                 "advance_clock_ms needs fixtures.clock_ms (a manual clock)".into(),
             ));
+        }
+        if let Err(e) = file.fixtures.inventory() {
+            return Err(invalid(e.to_string()));
         }
         let checks = file
             .assertions
@@ -597,6 +616,35 @@ mod tests {
             assert!(
                 err.to_string().contains(named),
                 "`{assertion}`: the error must name `{named}`: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_inventory_fixture_is_checked_when_the_manifest_loads() {
+        let ok = Manifest::parse(
+            "fixtures:\n  inventory: |\n    [[target]]\n    slug = \"host:web1\"\n    transport = \"local\"\nturns:\n  - say: hi\nassert:\n  - no_run\n",
+            Path::new("inv.yaml"),
+        )
+        .unwrap();
+        let inventory = ok.fixtures.inventory().unwrap();
+        assert_eq!(inventory.len(), 2, "host:local and host:web1");
+        for bad in [
+            "[[target]]\n    slug = \"lxc:web1\"\n    transport = \"local\"",
+            "[[target]]\n    slug = \"host:web1\"\n    transport = \"teleport\"",
+            "[[target]]\n    slug = \"host:web1\"\n    transprt = \"local\"",
+            "[[target]]\n    slug = \"host:web1\"\n    transport = \"local\"\n    [[target]]\n    slug = \"host:web1\"\n    transport = \"local\"",
+            "not toml at all [",
+        ] {
+            let text = format!(
+                "fixtures:\n  inventory: |\n    {bad}\nturns:\n  - say: hi\nassert:\n  - no_run\n"
+            );
+            let err = Manifest::parse(&text, Path::new("inv.yaml"))
+                .expect_err(&format!("inventory `{bad}` must be refused"));
+            assert_eq!(err.code(), "eval.invalid", "{bad}: {err}");
+            assert!(
+                err.to_string().contains("fixtures.inventory"),
+                "{bad}: {err}"
             );
         }
     }

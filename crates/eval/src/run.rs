@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nomos_agent::{Agent, AgentConfig, AgentParts, setup};
-use nomos_exec::{Executor, ExecutorConfig, Inventory};
+use nomos_exec::{Executor, ExecutorConfig};
 use nomos_llm::{OpenAiConfig, OpenAiProvider};
 use nomos_mock_llm::MockServer;
 use nomos_store::{
@@ -139,8 +139,9 @@ pub async fn run_once_with(
                 store: store.clone(),
                 provider: Arc::new(provider),
                 executor: Arc::new(executor),
-                // Only this workstation: evals run real read-only commands here.
-                inventory: Inventory::with_local(),
+                // This workstation, plus the fixture's local stand-ins: evals run real
+                // read-only commands here.
+                inventory: m.fixtures.inventory()?,
                 config,
             });
             (agent, Some(server))
