@@ -185,9 +185,34 @@ pub async fn assemble_from_settings(
     token: Option<Arc<dyn TokenSource>>,
     config: AgentConfig,
 ) -> Result<Agent, SetupError> {
+    let token = credential(settings, env, token).await?;
+    assemble(store, data_dir, settings, env, token, config)
+}
+
+/// The model the settings name, with its credential resolved as
+/// [`assemble_from_settings`] does: for a face that builds the rest of the agent itself
+/// (live evals run commands in a sandbox of their own).
+pub async fn provider_from_settings(
+    settings: &RuntimeSettings,
+    env: &dyn Env,
+    token: Option<Arc<dyn TokenSource>>,
+) -> Result<Arc<dyn nomos_llm::Provider>, SetupError> {
+    let token = credential(settings, env, token).await?;
     let resolved = nomos_llm::resolve_config(&settings.llm, env, None)
         .map_err(|e| SetupError::NoModel(e.to_string()))?;
-    let token: Option<Arc<dyn TokenSource>> = match (token, &resolved.credential) {
+    nomos_llm::build_provider(&resolved, token).map_err(|e| SetupError::NoModel(e.to_string()))
+}
+
+/// The credential for the configured model: `token` (the sign-in session) wins, else a key
+/// stored in the keyring, else whatever the environment or no credential gives.
+async fn credential(
+    settings: &RuntimeSettings,
+    env: &dyn Env,
+    token: Option<Arc<dyn TokenSource>>,
+) -> Result<Option<Arc<dyn TokenSource>>, SetupError> {
+    let resolved = nomos_llm::resolve_config(&settings.llm, env, None)
+        .map_err(|e| SetupError::NoModel(e.to_string()))?;
+    Ok(match (token, &resolved.credential) {
         // The sign-in session is the gateway's bearer.
         (Some(token), _) => Some(token),
         (None, nomos_llm::Credential::Stored) => {
@@ -204,8 +229,7 @@ pub async fn assemble_from_settings(
             }
         }
         (None, nomos_llm::Credential::None | nomos_llm::Credential::Env { .. }) => None,
-    };
-    assemble(store, data_dir, settings, env, token, config)
+    })
 }
 
 /// The endpoint's key; a key an earlier build stored under the host-only account name is

@@ -29,6 +29,8 @@ pub enum EvalError {
     Llm(#[from] nomos_llm::LlmError),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    #[error("sandbox: {message}")]
+    Sandbox { message: String },
     #[error("turn {turn} ({action}) did not settle within {secs}s")]
     Timeout {
         turn: usize,
@@ -53,6 +55,7 @@ impl EvalError {
             Self::Llm(e) => e.code(),
             Self::Io(_) => "eval.io",
             Self::Timeout { .. } => "eval.timeout",
+            Self::Sandbox { .. } => "eval.sandbox",
         }
     }
 }

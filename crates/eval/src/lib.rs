@@ -15,13 +15,14 @@ mod error;
 pub mod manifest;
 mod report;
 pub mod run;
+pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 
 pub use error::EvalError;
 pub use manifest::Manifest;
 pub use report::{AssertionReport, ManifestReport, Report};
-pub use run::{Mode, RunOutcome, run_once, run_once_with};
+pub use run::{Mode, RunOutcome, run_once, run_once_in, run_once_with};
 
 /// How to run.
 #[derive(Debug, Clone, Copy)]
@@ -81,6 +82,15 @@ fn is_manifest(p: &Path) -> bool {
 /// Loads every manifest first (a typo fails before anything runs), then runs each
 /// `options.repeat` times. A run that cannot even start counts as a failed run.
 pub async fn run_paths(paths: &[PathBuf], options: Options) -> Result<Report, EvalError> {
+    run_paths_in(paths, options, &nomos_llm::ProcessEnv).await
+}
+
+/// [`run_paths`], reading the live model's settings from `env`.
+pub async fn run_paths_in(
+    paths: &[PathBuf],
+    options: Options,
+    env: &dyn nomos_llm::Env,
+) -> Result<Report, EvalError> {
     let manifests = expand_paths(paths)?
         .iter()
         .map(|p| Manifest::load(p))
@@ -89,7 +99,7 @@ pub async fn run_paths(paths: &[PathBuf], options: Options) -> Result<Report, Ev
     for m in &manifests {
         let mut runs = Vec::new();
         for _ in 0..options.repeat.max(1) {
-            runs.push(run_once_with(m, options.mode, options.all_replies_used).await);
+            runs.push(run::run_once_in(m, options.mode, options.all_replies_used, env).await);
         }
         report.add(m, runs);
     }

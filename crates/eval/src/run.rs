@@ -17,6 +17,7 @@ use nomos_store::{
 use crate::EvalError;
 use crate::checks::{CallTrace, ExecTrace, Trace, TurnTrace, Verdict};
 use crate::manifest::{Manifest, Only, Step, StopWhen, Turn};
+use crate::sandbox;
 
 /// Which model answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +115,17 @@ pub async fn run_once_with(
     mode: Mode,
     all_replies_used: bool,
 ) -> Result<RunOutcome, EvalError> {
+    run_once_in(m, mode, all_replies_used, &nomos_llm::ProcessEnv).await
+}
+
+/// [`run_once_with`], reading the live model's settings from `env` instead of the process
+/// environment.
+pub async fn run_once_in(
+    m: &Manifest,
+    mode: Mode,
+    all_replies_used: bool,
+    env: &dyn nomos_llm::Env,
+) -> Result<RunOutcome, EvalError> {
     let dir = tempfile::tempdir()?;
     let clock = m
         .fixtures
@@ -147,15 +159,23 @@ pub async fn run_once_with(
             (agent, Some(server))
         }
         Mode::Live => {
-            let agent = setup::assemble_from_settings(
-                store.clone(),
-                dir.path(),
-                &setup::RuntimeSettings::default(),
-                &nomos_llm::ProcessEnv,
-                None,
+            // The model from the environment; every command it runs goes through a
+            // throwaway sandbox on this workstation's targets only (no ssh import).
+            let provider =
+                setup::provider_from_settings(&setup::RuntimeSettings::default(), env, None)
+                    .await?;
+            let scratch = dir.path().join("sandbox-home");
+            std::fs::create_dir_all(&scratch)?;
+            let mut exec_config = ExecutorConfig::new(dir.path().join("exec"));
+            exec_config.local_wrapper = sandbox::wrapper(&scratch)?;
+            exec_config.local_home = Some(scratch);
+            let agent = Agent::new(AgentParts {
+                store: store.clone(),
+                provider,
+                executor: Arc::new(Executor::new(exec_config)?),
+                inventory: m.fixtures.inventory()?,
                 config,
-            )
-            .await?;
+            });
             (agent, None)
         }
     };

@@ -50,6 +50,11 @@ pub struct ExecutorConfig {
     pub bash_path: PathBuf,
     /// `HOME` (and working directory) for local commands: the operator's own home.
     pub local_home: Option<PathBuf>,
+    /// A program (and its arguments) that local commands run under: `bash` and the command
+    /// come after it. Empty (the default) runs `bash` directly. Live evals put a throwaway
+    /// sandbox here (bubblewrap, read-only root, scratch home), so a model's commands never
+    /// touch the bare workstation; if the wrapper cannot start, nothing runs.
+    pub local_wrapper: Vec<std::ffi::OsString>,
 }
 
 impl ExecutorConfig {
@@ -64,6 +69,7 @@ impl ExecutorConfig {
             pct_path: "/usr/sbin/pct".to_owned(),
             bash_path: PathBuf::from("/bin/bash"),
             local_home: std::env::var_os("HOME").map(PathBuf::from),
+            local_wrapper: Vec::new(),
         }
     }
 }
@@ -447,7 +453,14 @@ impl Executor {
         match &target.transport {
             Transport::Local => {
                 let cfg = &self.inner.config;
-                let mut cmd = Command::new(&cfg.bash_path);
+                let mut cmd = match cfg.local_wrapper.split_first() {
+                    None => Command::new(&cfg.bash_path),
+                    Some((program, args)) => {
+                        let mut c = Command::new(program);
+                        c.args(args).arg(&cfg.bash_path);
+                        c
+                    }
+                };
                 cmd.args(BASH_FLAGS)
                     .arg(canonical)
                     .env_clear()
@@ -1100,6 +1113,32 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(argv, ["/bin/bash", "--noprofile", "--norc", "-c", "ls -l"]);
+    }
+
+    /// A local wrapper goes in front of bash, with the exact command after it; an empty one
+    /// leaves the command line as it was.
+    #[test]
+    fn a_local_wrapper_runs_bash_under_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = ExecutorConfig::new(dir.path());
+        config.local_wrapper = vec!["/usr/bin/env".into(), "NOMOS_WRAPPED=1".into()];
+        let exec = Executor::new(config).unwrap();
+        let argv = strings(
+            exec.command_line(&Target::local(), "ls -l", &Limits::default())
+                .unwrap(),
+        );
+        assert_eq!(
+            argv,
+            [
+                "/usr/bin/env",
+                "NOMOS_WRAPPED=1",
+                "/bin/bash",
+                "--noprofile",
+                "--norc",
+                "-c",
+                "ls -l"
+            ]
+        );
     }
 
     #[test]
