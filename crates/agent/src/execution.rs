@@ -4,6 +4,10 @@
 //!
 //! Every path that runs a command goes through [`start_and_wait`], and what runs is
 //! [`exact_command`]: never a string a caller read from the store (I22).
+//!
+//! A result that arrives after its turn is delivered by the continuation worker (I14), asked
+//! through [`Agent::continue_finished`]: the crate root wires the layers, so this module
+//! never imports the worker (which runs turns, whose tools call back into here).
 
 use nomos_exec::{ExecOutcome, Limits, Target};
 use nomos_protocol::AgentEvent;

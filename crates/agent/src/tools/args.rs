@@ -14,7 +14,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, DeserializeOwned, Deserializer, Unexpected, Visitor};
 use serde_json::{Map, Value};
 
-use super::ToolOutcome;
+use super::contract::ToolOutcome;
 
 /// A required string that must say something: empty or blank is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]

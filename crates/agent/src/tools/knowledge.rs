@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::args::{Int, Text, given, object_schema};
-use super::{ToolArgs, ToolContext, ToolOutcome, pretty};
+use super::contract::{ToolArgs, ToolContext, ToolOutcome, pretty};
 
 /// A `limit` the model may leave out: the default, or what it asked clamped to the range.
 fn limit(asked: Option<Int>, default: u32, max: u32) -> u32 {

@@ -10,7 +10,7 @@ use serde::de::{self, Deserializer};
 use serde_json::{Value, json};
 
 use super::args::{Int, Text, field_of};
-use super::{ToolArgs, ToolContext, ToolOutcome, cap_result, pretty};
+use super::contract::{ToolArgs, ToolContext, ToolOutcome, cap_result, pretty};
 use crate::events::{emit_plan, emit_status};
 use crate::{execution, notes};
 

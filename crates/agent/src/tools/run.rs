@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::args::{Int, Text, given};
-use super::{ToolArgs, ToolContext, ToolOutcome, pretty};
+use super::contract::{ToolArgs, ToolContext, ToolOutcome, pretty};
 use crate::execution::{self, RunRequest, RunVerdict};
 use crate::{Agent, AgentError, notes};
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::args::Text;
-use super::{ToolArgs, ToolContext, ToolOutcome};
+use super::contract::{ToolArgs, ToolContext, ToolOutcome};
 use crate::events::{emit_plan, emit_status};
 
 #[derive(Debug, Deserialize, JsonSchema)]
