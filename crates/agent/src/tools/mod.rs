@@ -4,9 +4,9 @@
 //!
 //! [`Tool`] lists every tool once (the `tools!` list below) and dispatches with an exhaustive
 //! `match`. **Adding a tool**: write its argument struct and `impl ToolArgs` in the group's
-//! module (`plan`, `run`, `knowledge`, `task`), add one line to the list, and add its
-//! well-formed and malformed calls to the tests (the generic tests already cover its schema,
-//! its fields and a family of malformed arguments).
+//! module (`plan`, `run`, `knowledge`, `task`), add one line to the list, add it to the
+//! reviewed copy `tests/data/tool_specs.json`, and test what it does (the generic tests in
+//! `tests.rs` already cover its schema, its fields and a family of malformed arguments).
 
 mod args;
 mod contract;
