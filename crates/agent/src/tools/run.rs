@@ -183,6 +183,48 @@ mod tests {
         }
     }
 
+    /// The hand-written days-to-civil (Howard Hinnant's) that `iso_time` used before chrono,
+    /// kept here as the reference the crate must agree with.
+    fn reference(ms: i64) -> String {
+        let secs = ms.div_euclid(1000);
+        let z = secs.div_euclid(86_400) + 719_468;
+        let rem = secs.rem_euclid(86_400);
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + i64::from(m <= 2);
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+            rem / 3600,
+            rem % 3600 / 60,
+            rem % 60
+        )
+    }
+
+    #[test]
+    fn iso_time_agrees_with_the_calendar_it_replaced_from_year_1_to_9999() {
+        let first = -62_135_596_800_000_i64; // 0001-01-01T00:00:00Z
+        let last = 253_402_300_799_999_i64; // 9999-12-31T23:59:59.999Z
+        // A prime stride in ms visits every day of the week, month and leap cycle, at varied
+        // times of day.
+        let stride = 86_400_000 * 29 + 3_599_999;
+        let mut ms = first;
+        let mut checked = 0;
+        while ms <= last {
+            assert_eq!(iso_time(ms), reference(ms), "{ms}");
+            ms += stride;
+            checked += 1;
+        }
+        assert!(checked > 100_000, "{checked}");
+        for ms in [first, last, 0, -1, 1] {
+            assert_eq!(iso_time(ms), reference(ms), "{ms}");
+        }
+    }
+
     #[test]
     fn iso_time_says_so_out_of_range_instead_of_panicking() {
         for ms in [i64::MAX, i64::MIN] {
