@@ -209,8 +209,8 @@ mod tests {
     fn iso_time_agrees_with_the_calendar_it_replaced_from_year_1_to_9999() {
         let first = -62_135_596_800_000_i64; // 0001-01-01T00:00:00Z
         let last = 253_402_300_799_999_i64; // 9999-12-31T23:59:59.999Z
-        // A prime stride in ms visits every day of the week, month and leap cycle, at varied
-        // times of day.
+        // 29 days and just under an hour: the days drift through every month and leap cycle,
+        // the times through every hour of the day.
         let stride = 86_400_000 * 29 + 3_599_999;
         let mut ms = first;
         let mut checked = 0;
