@@ -20,9 +20,10 @@ mod config;
 pub mod convert;
 mod error;
 mod events;
+mod execution;
 mod gate;
 mod notes;
-mod runner;
+mod pending;
 pub mod setup;
 mod tools;
 mod turn;
@@ -193,7 +194,7 @@ impl Agent {
 
     /// The operator pressed Approve on one command's card: it runs now.
     pub async fn approve_execution(&self, execution: i64) -> Result<(), AgentError> {
-        runner::approve_execution(self, execution).await
+        execution::approve_execution(self, execution).await
     }
 
     /// The operator pressed Deny on one command's card.
@@ -202,12 +203,12 @@ impl Agent {
         execution: i64,
         reason: Option<&str>,
     ) -> Result<(), AgentError> {
-        runner::deny_execution(self, execution, reason).await
+        execution::deny_execution(self, execution, reason).await
     }
 
     /// The operator cancelled a running execution.
     pub fn cancel_execution(&self, execution: i64) -> Result<bool, AgentError> {
-        runner::cancel_execution(self, execution, true)
+        execution::cancel_execution(self, execution, true)
     }
 
     /// The operator pressed Stop: the turn in flight ends at once, with no retry (I10), and

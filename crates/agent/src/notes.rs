@@ -159,3 +159,31 @@ pub fn runaway_budget(used: u64, budget: u64) -> String {
          session or raise the budget in settings."
     )
 }
+
+/// The result of an execution as the model reads it.
+pub(crate) fn execution_text(e: &nomos_store::Execution) -> String {
+    let mut out = format!("Execution {} on {}: {}", e.id, e.target, e.status.as_str());
+    if let Some(code) = e.exit_code {
+        out.push_str(&format!(", exit {code}"));
+    }
+    if let Some(ms) = e.duration_ms {
+        out.push_str(&format!(", {:.1}s", ms as f64 / 1000.0));
+    }
+    if let Some(err) = &e.error {
+        out.push_str(&format!("\nerror: {err}"));
+    }
+    if !e.stdout.is_empty() {
+        out.push_str(&format!("\nstdout:\n{}", e.stdout));
+    }
+    if !e.stderr.is_empty() {
+        out.push_str(&format!("\nstderr:\n{}", e.stderr));
+    }
+    out
+}
+
+pub fn still_running(id: i64) -> String {
+    format!(
+        "Execution {id} is still running; it continues in the background and its result \
+         will be delivered to you when it finishes. Do not start it again."
+    )
+}

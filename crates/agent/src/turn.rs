@@ -15,17 +15,9 @@ use nomos_store::{
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{self, Verdict};
+use crate::events::{TurnFlags, add_note, emit_plan, emit_status};
 use crate::gate::TurnPermit;
-use crate::{Agent, AgentError, convert, notes, tools};
-
-/// What a turn may and may not do, decided before it starts.
-#[derive(Debug, Default)]
-pub(crate) struct TurnFlags {
-    /// Produced by the system (resume, nudge, approval button), not an operator message.
-    pub auto: bool,
-    /// I17: the operator said the chat and the panel disagree; `run` is refused this turn.
-    pub reconcile: bool,
-}
+use crate::{Agent, AgentError, convert, notes, pending, tools};
 
 /// Largest operator message accepted (a pasted log is fine; a core dump is not).
 const MAX_OPERATOR_MESSAGE_BYTES: usize = 256 * 1024;
@@ -188,7 +180,7 @@ pub(crate) async fn accept_message(
         add_note(agent, session, &notes::reconcile(text))?;
     }
     // I14: results that finished while the session was paused reach the model with this turn.
-    crate::worker::deliver_pending_as_note(agent, session)?;
+    pending::deliver_pending_as_note(agent, session)?;
     Ok(Accepted {
         session,
         permit,
@@ -214,7 +206,7 @@ pub(crate) async fn accept_retry(
     }
     // I21: asking again is the operator speaking: a pause their Stop started ends.
     store.unpause_session(session)?;
-    crate::worker::deliver_pending_as_note(agent, session)?;
+    pending::deliver_pending_as_note(agent, session)?;
     Ok(Accepted {
         session,
         permit,
@@ -277,51 +269,7 @@ pub(crate) async fn approve_plan(
     }
     add_note(agent, session, notes::PLAN_APPROVED_BUTTON)?;
     emit_status(agent, session)?;
-    run_turn(
-        agent,
-        session,
-        permit,
-        TurnFlags {
-            auto: true,
-            ..TurnFlags::default()
-        },
-    )
-    .await;
-    Ok(())
-}
-
-/// A note from Nomos in the transcript: the operator sees it, the model reads it.
-pub(crate) fn add_note(agent: &Agent, session: SessionId, text: &str) -> Result<(), AgentError> {
-    let message = agent
-        .inner
-        .store
-        .append_message(&NewMessage::system(session, text))?;
-    agent.emit(AgentEvent::Message {
-        session_id: session,
-        message: convert::message(&message),
-    });
-    Ok(())
-}
-
-pub(crate) fn emit_status(agent: &Agent, session: SessionId) -> Result<(), AgentError> {
-    let row = agent.inner.store.get_session(session)?;
-    let approval_open = agent.inner.store.active_approval_window(session)?.is_some();
-    agent.emit(AgentEvent::TaskStatus {
-        session_id: session,
-        status: convert::session_status(row.status),
-        outcome: row.outcome.map(convert::outcome),
-        summary: row.summary,
-        approval_open,
-    });
-    Ok(())
-}
-
-pub(crate) fn emit_plan(agent: &Agent, session: SessionId) -> Result<(), AgentError> {
-    let steps = agent.inner.store.plan_history(session)?;
-    agent.emit(AgentEvent::Plan {
-        session_id: session,
-        steps: steps.iter().map(convert::plan_step).collect(),
-    });
+    run_turn(agent, session, permit, TurnFlags::auto()).await;
     Ok(())
 }
 
@@ -474,16 +422,14 @@ async fn iterate(
             *seen += 1;
             let outcome = if *seen >= config.max_identical_calls {
                 runaway = Some(notes::runaway_identical(&call.name, *seen));
-                crate::runner::ToolOutcome::error(notes::runaway_identical(&call.name, *seen))
+                tools::ToolOutcome::error(notes::runaway_identical(&call.name, *seen))
             } else if cancel.is_cancelled() {
-                crate::runner::ToolOutcome::error(
-                    "Not run: the operator stopped the turn.".to_owned(),
-                )
+                tools::ToolOutcome::error("Not run: the operator stopped the turn.".to_owned())
             } else {
-                crate::runner::dispatch(agent, session, flags, call, cancel).await
+                tools::dispatch(agent, session, flags, call, cancel).await
             };
             // Masked here too, so the live event carries what the store keeps (A6).
-            let result = nomos_store::redact(&crate::runner::cap_result(
+            let result = nomos_store::redact(&tools::cap_result(
                 &outcome.text,
                 config.max_tool_result_chars,
             ))

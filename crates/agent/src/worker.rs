@@ -1,13 +1,13 @@
 //! Background work: continuations of finished executions (I14), the idle sweep (I15) and
 //! reconnects (I12).
 
-use std::collections::BTreeMap;
-
 use nomos_protocol::AgentEvent;
 use nomos_store::{ContinuedVia, SessionId, SessionStatus};
 
-use crate::turn::{TurnFlags, add_note, emit_status, run_turn};
-use crate::{Agent, AgentError, notes, runner};
+use crate::events::{TurnFlags, add_note, emit_status};
+use crate::pending::pending_by_session;
+use crate::turn::run_turn;
+use crate::{Agent, AgentError, notes};
 
 /// What one idle sweep did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -18,43 +18,6 @@ pub struct SweepReport {
     pub closed: Vec<SessionId>,
     /// Sessions skipped because a turn was running.
     pub busy: Vec<SessionId>,
-}
-
-/// One finished execution the model has not seen: id, result text, its session's status, and
-/// whether the operator's Stop paused the session (I21).
-type Pending = (i64, String, SessionStatus, bool);
-
-/// Executions whose result the model has not seen, grouped by session.
-fn pending_by_session(agent: &Agent) -> Result<BTreeMap<SessionId, Vec<Pending>>, AgentError> {
-    let running: Vec<i64> = agent
-        .inner
-        .running
-        .lock()
-        .map_err(|_| AgentError::Poisoned)?
-        .keys()
-        .copied()
-        .collect();
-    let mut out: BTreeMap<SessionId, Vec<Pending>> = BTreeMap::new();
-    let store = &agent.inner.store;
-    for p in store.pending_continuations()? {
-        if running.contains(&p.execution.id) {
-            continue;
-        }
-        // I24: another live process started it and delivers its result itself.
-        if let Some(owner) = p.execution.owner.as_deref()
-            && owner != store.owner_id()
-            && store.is_owner_alive(Some(owner))
-        {
-            continue;
-        }
-        out.entry(p.execution.session_id).or_default().push((
-            p.execution.id,
-            runner::execution_text(&p.execution),
-            p.session_status,
-            p.session_paused,
-        ));
-    }
-    Ok(out)
 }
 
 /// I14: an executing session whose executions finished is resumed with their results; the
@@ -89,11 +52,7 @@ async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
             session,
             &notes::execution_result_for_resume(&texts, plan_in_flight),
         )?;
-        let flags = TurnFlags {
-            auto: true,
-            ..TurnFlags::default()
-        };
-        run_turn(agent, session, permit, flags).await;
+        run_turn(agent, session, permit, TurnFlags::auto()).await;
         // Marked after the turn ran, whatever it produced: the note carrying the result is in
         // the transcript the model read. A crash before this line re-queues them (I14).
         for (id, ..) in &results {
@@ -105,29 +64,6 @@ async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
         resumed += 1;
     }
     Ok(resumed)
-}
-
-/// I14: results that finished while the session was paused or finished reach the model as a
-/// note with the operator's next message.
-pub(crate) fn deliver_pending_as_note(agent: &Agent, session: SessionId) -> Result<(), AgentError> {
-    let pending = pending_by_session(agent)?;
-    let Some(results) = pending.get(&session) else {
-        return Ok(());
-    };
-    let plan_in_flight = agent.inner.store.current_plan(session)?.in_flight();
-    let texts: Vec<String> = results.iter().map(|r| r.1.clone()).collect();
-    add_note(
-        agent,
-        session,
-        &notes::execution_result_for_resume(&texts, plan_in_flight),
-    )?;
-    for (id, ..) in results {
-        agent
-            .inner
-            .store
-            .mark_execution_continued(*id, ContinuedVia::Note)?;
-    }
-    Ok(())
 }
 
 /// I15: nudge stale sessions once; close those whose nudge went unanswered.
@@ -169,11 +105,7 @@ pub(crate) async fn sweep_idle(agent: &Agent) -> Result<SweepReport, AgentError>
             continue;
         };
         add_note(agent, session.id, notes::COMPLETION_NUDGE)?;
-        let flags = TurnFlags {
-            auto: true,
-            ..TurnFlags::default()
-        };
-        run_turn(agent, session.id, permit, flags).await;
+        run_turn(agent, session.id, permit, TurnFlags::auto()).await;
         // The nudge counts only because its resume ran (I15).
         store.record_completion_nudge(session.id)?;
         report.nudged.push(session.id);
@@ -210,9 +142,5 @@ pub(crate) async fn reconnect(agent: &Agent, session: SessionId) -> Result<bool,
         summary: None,
         approval_open: store.active_approval_window(session)?.is_some(),
     });
-    let flags = TurnFlags {
-        auto: true,
-        ..TurnFlags::default()
-    };
-    Ok(run_turn(agent, session, permit, flags).await)
+    Ok(run_turn(agent, session, permit, TurnFlags::auto()).await)
 }
