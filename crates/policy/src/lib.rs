@@ -9,7 +9,6 @@
 //! The crate is pure: no I/O, no clock, no environment.
 
 mod classify;
-mod dbclients;
 mod decision;
 mod handlers;
 mod ir;

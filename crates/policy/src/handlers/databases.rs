@@ -2,9 +2,9 @@
 //! when every statement or command they are given only reads (see `sql.rs`). A session
 //! without a command on the command line is not modelled.
 
+use super::common::{span0, spec_finding};
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::{Class, Span};
-use crate::handlers::{span0, spec_finding};
 use crate::ir::Word;
 use crate::opts::Parsed;
 use crate::spec::CmdSpec;
