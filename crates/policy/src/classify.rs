@@ -1159,9 +1159,9 @@ impl<'p> Engine<'p> {
 
     fn run_spec_inner(&mut self, spec: &'p CmdSpec, words: &[Word], off: usize, ao: &mut ArgvOut) {
         if let Some(h) = spec.handler
-            && h.is_full()
+            && let crate::handlers::Run::Full(run) = h.run()
         {
-            h.run_full(self, spec, words, off, ao);
+            run(self, spec, words, off, ao);
             return;
         }
         // A relative glob (`*.log`, `*`) could expand to a file named like an option
@@ -1219,8 +1219,11 @@ impl<'p> Engine<'p> {
         }
         self.apply_parsed(&parsed, words);
         for s in &parsed.path {
-            if let Some(h) = s.handler {
-                h.run_post(self, &parsed, words, off, ao);
+            // The spec loader refuses full handlers below the top level, so each is a post.
+            if let Some(h) = s.handler
+                && let crate::handlers::Run::Post(run) = h.run()
+            {
+                run(self, &parsed, words, off, ao);
             }
         }
         if let Some(c) = saved_cwd {

@@ -33,7 +33,7 @@ type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 use serde::Deserialize;
 
 use crate::decision::Class;
-use crate::handlers::Handler;
+use crate::handlers::registry::Handler;
 
 /// Errors while loading a spec set. Each has a stable [`SpecError::code`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -623,7 +623,16 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
     )?;
     let handler = match &raw.handler {
         Some(h) => {
-            Some(Handler::from_name(h).ok_or_else(|| invalid(format!("unknown handler `{h}`")))?)
+            let h =
+                Handler::from_name(h).ok_or_else(|| invalid(format!("unknown handler `{h}`")))?;
+            // A full handler replaces the option parse, which only a top-level command skips.
+            if h.is_full() && parent.is_some() {
+                return Err(invalid(format!(
+                    "handler `{}` parses its own arguments and only fits a top-level command",
+                    raw.handler.as_deref().unwrap_or_default()
+                )));
+            }
+            Some(h)
         }
         None => None,
     };

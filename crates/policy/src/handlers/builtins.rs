@@ -1,7 +1,7 @@
 //! Shell builtins with their own argument grammar: printf, read, kill, cd, set, export,
 //! unset, command, exec, test.
 
-use super::common::{environment_dump, span0, spec_finding};
+use super::common::{environment_dump, print_secrets, span0, spec_finding};
 use crate::classify::{ArgvOut, Binding, Engine, env_allowed};
 use crate::decision::Class;
 use crate::ir::{Part, Word};
@@ -13,6 +13,7 @@ pub(super) fn printf(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     for o in p.values("-v") {
         crate::classify::assign_name(e, o.value.literal(), words[o.word].span, "printf -v");
     }
+    print_secrets(e, &p.operands, words);
 }
 
 pub(super) fn read(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
@@ -323,5 +324,15 @@ pub(super) fn test(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
             );
         }
         k += 1;
+    }
+}
+
+pub(super) fn echo(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    print_secrets(e, &p.operands, words);
+}
+
+pub(super) fn wait(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    for o in p.values("-p") {
+        crate::classify::assign_name(e, o.value.literal(), words[o.word].span, "wait -p");
     }
 }

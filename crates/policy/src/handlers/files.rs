@@ -625,3 +625,10 @@ pub(super) fn find(
         e.stdout_paths = Some(found);
     }
 }
+
+/// `unzip -p`/`-c`: members to standard output; the first operand is the zip.
+pub(super) fn unzip(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    if (p.has("-p") || p.has("-c")) && !p.operands.is_empty() {
+        members_to_stdout(e, &p.operands[1..], words);
+    }
+}

@@ -326,3 +326,11 @@ pub(super) fn rsync(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         e.write_target(&words[ops[ops.len() - 1]], "`rsync` writes into");
     }
 }
+
+/// scp, sftp and other ssh clients: their `-o` options and control sockets.
+pub(super) fn ssh_opts(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    ssh_control(e, p, words);
+    for o in p.values("-o") {
+        ssh_option(e, &o.value, words[o.word].span);
+    }
+}

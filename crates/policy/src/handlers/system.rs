@@ -1,6 +1,6 @@
 //! System tools: date, sysctl, services, units, ps, smartctl, ansible, midclt, getent.
 
-use super::common::span0;
+use super::common::{environment_dump, secret_name, span0};
 use crate::classify::Engine;
 use crate::decision::Class;
 use crate::ir::{Part, Word};
@@ -491,4 +491,35 @@ pub(super) fn service(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             }
         };
     e.add("spec.service.action", class, span, "changes service state");
+}
+
+pub(super) fn printenv(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    if p.operands.is_empty() {
+        environment_dump(e, words);
+    } else if e.remote > 0 {
+        // `docker exec app printenv DB_PASSWORD`
+        for &i in &p.operands {
+            if words[i].literal().is_none_or(secret_name) {
+                e.add(
+                    "secret.variable",
+                    Class::Destructive,
+                    words[i].span,
+                    "prints a variable that by its name holds a secret",
+                );
+            }
+        }
+    }
+}
+
+/// `rkhunter --check` appends to its own log under /var/log unless told not to.
+pub(super) fn writes_log(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
+    let quiet = ["--nolog", "--no-log", "--version", "--help", "--list"];
+    if !quiet.iter().any(|id| p.has(id)) {
+        e.add(
+            "write.log",
+            Class::ConfigMutation,
+            span0(words),
+            "writes its log under /var/log",
+        );
+    }
 }

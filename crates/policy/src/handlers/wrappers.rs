@@ -372,3 +372,52 @@ pub(super) fn less(
         ao.inserts.push((off, ins.to_owned()));
     }
 }
+
+/// `pct exec`, `lxc-attach`, `qm guest exec` and other wrappers: the rest is a command,
+/// which runs in a guest when the subcommand says so.
+pub(super) fn guest(
+    e: &mut Engine<'_>,
+    p: &Parsed<'_>,
+    words: &[Word],
+    off: usize,
+    ao: &mut ArgvOut,
+) {
+    if let Some(r) = p.rest {
+        let guest = p.leaf().id.contains("exec") || p.leaf().id.contains("attach");
+        e.remote += u32::from(guest);
+        e.argv(&words[r..], off + r, ao);
+        e.remote -= u32::from(guest);
+    }
+}
+
+/// A multi-call binary (`k3s kubectl …`): the subcommand is the program.
+pub(super) fn sub_as_command(
+    e: &mut Engine<'_>,
+    p: &Parsed<'_>,
+    words: &[Word],
+    off: usize,
+    ao: &mut ArgvOut,
+) {
+    if let Some(&i) = p.sub_words.last() {
+        e.argv(&words[i..], off + i, ao);
+    }
+}
+
+pub(super) fn man(
+    e: &mut Engine<'_>,
+    p: &Parsed<'_>,
+    words: &[Word],
+    off: usize,
+    ao: &mut ArgvOut,
+) {
+    // `man -l FILE` formats any file: its text is printed.
+    if p.has("--local-file") {
+        for &i in &p.operands {
+            e.read_target(&words[i], false);
+        }
+    }
+    // The pager is `cat`: no shell escapes from a pager.
+    for w in ["env", "MANPAGER=cat", "PAGER=cat"] {
+        ao.inserts.push((off, w.to_owned()));
+    }
+}

@@ -55,6 +55,33 @@ fn malformed_specs_have_codes() {
         Policy::load(unknown_handler).unwrap_err().code(),
         "policy.spec.invalid"
     );
+    // A handler name is exact, and a handler that parses its own arguments only fits a
+    // top-level command (below it the generic parse has already run).
+    for name in ["Sed", "sed ", "git-config", "run_post", ""] {
+        let t =
+            format!("[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\nhandler = \"{name}\"");
+        assert_eq!(
+            Policy::load(&t).unwrap_err().code(),
+            "policy.spec.invalid",
+            "{name:?}"
+        );
+    }
+    for full in ["find", "sqlite", "redis", "test", "command", "kill"] {
+        let t = format!(
+            "[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\n[[command.sub]]\nnames = [\"y\"]\nhandler = \"{full}\""
+        );
+        assert_eq!(
+            Policy::load(&t).unwrap_err().code(),
+            "policy.spec.invalid",
+            "{full}"
+        );
+        let top =
+            format!("[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\nhandler = \"{full}\"");
+        assert!(
+            Policy::load_files_unchecked(&[("t", &top)]).is_ok(),
+            "{full} at the top"
+        );
+    }
     let bad_option =
         "[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\noptions = [\"-n !explode\"]";
     assert_eq!(
