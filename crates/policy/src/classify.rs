@@ -25,6 +25,19 @@ pub(crate) struct Binding {
     pub may_be_option: bool,
 }
 
+/// A handler that runs after the generic option parse, with the parsed command.
+pub(crate) type PostFn = fn(&mut Engine<'_>, &Parsed<'_>, &[Word], usize, &mut ArgvOut);
+/// A handler that parses its own arguments.
+pub(crate) type FullFn = fn(&mut Engine<'_>, &CmdSpec, &[Word], usize, &mut ArgvOut);
+
+/// What running a handler means (`handlers/registry.rs` says which each is). Defined
+/// here, beside the engine the functions take, so the classifier names no handler module.
+#[derive(Clone, Copy)]
+pub(crate) enum Run {
+    Post(PostFn),
+    Full(FullFn),
+}
+
 /// Canonical-form edits a command handler asks for, by absolute word index.
 #[derive(Debug, Default)]
 pub(crate) struct ArgvOut {
@@ -1159,7 +1172,7 @@ impl<'p> Engine<'p> {
 
     fn run_spec_inner(&mut self, spec: &'p CmdSpec, words: &[Word], off: usize, ao: &mut ArgvOut) {
         if let Some(h) = spec.handler
-            && let crate::handlers::Run::Full(run) = h.run()
+            && let Run::Full(run) = h.run()
         {
             run(self, spec, words, off, ao);
             return;
@@ -1221,7 +1234,7 @@ impl<'p> Engine<'p> {
         for s in &parsed.path {
             // The spec loader refuses full handlers below the top level, so each is a post.
             if let Some(h) = s.handler
-                && let crate::handlers::Run::Post(run) = h.run()
+                && let Run::Post(run) = h.run()
             {
                 run(self, &parsed, words, off, ao);
             }

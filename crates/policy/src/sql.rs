@@ -783,7 +783,7 @@ fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
         match t {
             // `SELECT login, password, salt FROM user`, `rolpassword FROM pg_authid`.
             Tok::Word(w)
-                if crate::handlers::names_credential(w)
+                if crate::paths::names_credential(w)
                     || w == "subconninfo"
                     || w == "primary_conninfo"
                     || w == "pass"

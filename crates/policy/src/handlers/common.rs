@@ -5,6 +5,7 @@ use crate::classify::{ArgvOut, Engine, env_allowed, quoted};
 use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
 use crate::lower::is_name;
+use crate::paths::secret_variable_name;
 use crate::scripts::Effect;
 use crate::spec::CmdSpec;
 
@@ -123,108 +124,12 @@ pub(super) fn environment_dump(e: &mut Engine<'_>, words: &[Word]) {
     );
 }
 
-/// Environment variable names that by convention hold credentials (in containers and on
-/// remote hosts; the executor's own environment has none).
-pub(super) fn secret_name(name: &str) -> bool {
-    let n = name.to_ascii_uppercase();
-    [
-        "PASSWORD",
-        "PASSWD",
-        "SECRET",
-        "TOKEN",
-        "API_KEY",
-        "APIKEY",
-        "PRIVATE_KEY",
-        "ACCESS_KEY",
-        "CREDENTIAL",
-        "_PASS",
-        "AUTHKEY",
-        "AUTH_KEY",
-        "CLAIM",
-        "DATABASE_URL",
-        "_DSN",
-        "WEBHOOK",
-        "NOTIFICATION_URL",
-        "AUTH_CONFIG",
-        "_PWD",
-        "PASSPHRASE",
-        "CREDS",
-        "COOKIE",
-        "BEARER",
-    ]
-    .iter()
-    .any(|k| n.contains(k))
-        || ["_KEY", "_SK", "_PW", "_AUTH", "_KEYS"]
-            .iter()
-            .any(|k| n.ends_with(k))
-        || connection_string_name(&n)
-}
-
-/// `REDIS_URL`, `MONGO_URI`, `AMQP_URL`, `CELERY_BROKER_URL`: a URL to a database, cache or
-/// broker carries its user and password (`redis://:pw@host`). Plain `*_URL` names
-/// (`BASE_URL`, `HOMEPAGE_URL`) stay readable.
-pub(super) fn connection_string_name(upper: &str) -> bool {
-    const SERVICES: &[&str] = &[
-        "REDIS",
-        "MONGO",
-        "AMQP",
-        "RABBIT",
-        "POSTGRES",
-        "PG",
-        "MYSQL",
-        "MARIA",
-        "DB",
-        "DATABASE",
-        "BROKER",
-        "CACHE",
-        "CONN",
-        "ELASTIC",
-        "OPENSEARCH",
-        "KAFKA",
-        "SQL",
-        "SMTP",
-        "MAIL",
-        "NATS",
-        "MQ",
-        "MEMCACHE",
-        "CLICKHOUSE",
-        "INFLUX",
-        "COUCH",
-        "NEO4J",
-        "CASSANDRA",
-        "LDAP",
-        "S3",
-        "MINIO",
-        "SENTRY",
-        "PROXY",
-        "REPO",
-        "REGISTRY",
-        "GIT",
-        "STORAGE",
-    ];
-    let Some(stem) = [
-        "_URL",
-        "_URI",
-        "_URLS",
-        "_URIS",
-        "_DSN",
-        "_CONNECTION",
-        "_CONNSTR",
-    ]
-    .iter()
-    .find_map(|s| upper.strip_suffix(s)) else {
-        return false;
-    };
-    stem.split('_')
-        .any(|w| SERVICES.iter().any(|s| w.starts_with(s)))
-}
-
 /// `echo "$DB_PASSWORD"` in a container or on a remote host prints a credential.
 pub(super) fn print_secrets(e: &mut Engine<'_>, operands: &[usize], words: &[Word]) {
     for &i in operands {
         for part in &words[i].parts {
             if let Part::Param { name, .. } = part
-                && secret_name(name)
+                && secret_variable_name(name)
             {
                 e.add(
                     "secret.variable",
@@ -235,56 +140,6 @@ pub(super) fn print_secrets(e: &mut Engine<'_>, operands: &[usize], words: &[Wor
             }
         }
     }
-}
-
-/// Key names that hold credentials in configuration files, lower case. `passwd` is not one
-/// (it names the account database), nor are the sshd and sudo settings below.
-pub(super) const CREDENTIAL_KEYS: &[&str] = &[
-    "password",
-    "passphrase",
-    "secret",
-    "token",
-    "apikey",
-    "api_key",
-    "api-key",
-    "private_key",
-    "privatekey",
-    "private-key",
-    "credential",
-    "authkey",
-    "auth_key",
-    "network_key",
-    "basic_auth",
-    "basicauth",
-];
-pub(super) const NOT_CREDENTIALS: &[&str] = &[
-    "passwordauthentication",
-    "permitemptypasswords",
-    "nopasswd",
-    "failed password",
-    "accepted password",
-    "password for",
-    "password_expir",
-    "password changed",
-];
-
-/// Does a search pattern or query name a credential key (`smtp_password`, `.oidc.client_secret`)?
-pub(crate) fn names_credential(text: &str) -> bool {
-    // This runs on every SQL word and search pattern: no allocation for short words.
-    if text.len() < 5 {
-        return false;
-    }
-    let lower = text.to_ascii_lowercase();
-    if !CREDENTIAL_KEYS.iter().any(|k| lower.contains(k)) {
-        return false;
-    }
-    let mut t = lower;
-    for n in NOT_CREDENTIALS {
-        if t.contains(n) {
-            t = t.replace(n, "");
-        }
-    }
-    CREDENTIAL_KEYS.iter().any(|k| t.contains(k))
 }
 
 /// `grep smtp_password /etc/gitlab/gitlab.rb`, `yq .oidc.client_secret config.yaml`: a

@@ -15,27 +15,10 @@ mod system;
 mod vcs;
 mod wrappers;
 
-pub(crate) use self::common::names_credential;
+use crate::classify::Run;
 
-use crate::classify::{ArgvOut, Engine};
-use crate::ir::Word;
-use crate::opts::Parsed;
-use crate::spec::CmdSpec;
-
-pub(crate) use self::registry::Handler;
+use self::registry::Handler;
 use self::registry::handler_table;
-
-/// A handler that runs after the generic option parse, with the parsed command.
-pub(crate) type PostFn = fn(&mut Engine<'_>, &Parsed<'_>, &[Word], usize, &mut ArgvOut);
-/// A handler that parses its own arguments.
-pub(crate) type FullFn = fn(&mut Engine<'_>, &CmdSpec, &[Word], usize, &mut ArgvOut);
-
-/// What running a handler means; see `registry.rs`.
-#[derive(Clone, Copy)]
-pub(crate) enum Run {
-    Post(PostFn),
-    Full(FullFn),
-}
 
 macro_rules! run_of {
     (post, $run:expr) => {
@@ -63,7 +46,8 @@ handler_table!(define_dispatch);
 
 #[cfg(test)]
 mod tests {
-    use super::{Handler, Run};
+    use super::Handler;
+    use crate::classify::Run;
     use crate::spec::{CmdSpec, Policy};
 
     fn named(c: &CmdSpec, out: &mut Vec<(Handler, bool)>, top: bool) {

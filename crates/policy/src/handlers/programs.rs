@@ -1,11 +1,12 @@
 //! Embedded programs: sed, awk, python, php, and the secret searches of grep/jq/yq.
 
-use super::common::{embedded_environment, names_credential, print_secrets, script_effects, span0};
+use super::common::{embedded_environment, print_secrets, script_effects, span0};
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
 use crate::lower::is_name;
 use crate::opts::Parsed;
+use crate::paths::names_credential;
 use crate::scripts;
 
 pub(super) fn sed(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {

@@ -1,10 +1,11 @@
 //! System tools: date, sysctl, services, units, ps, smartctl, ansible, midclt, getent.
 
-use super::common::{environment_dump, secret_name, span0};
+use super::common::{environment_dump, span0};
 use crate::classify::Engine;
 use crate::decision::Class;
 use crate::ir::{Part, Word};
 use crate::opts::Parsed;
+use crate::paths::secret_variable_name;
 
 pub(super) fn date(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     for &i in &p.operands {
@@ -499,7 +500,7 @@ pub(super) fn printenv(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     } else if e.remote > 0 {
         // `docker exec app printenv DB_PASSWORD`
         for &i in &p.operands {
-            if words[i].literal().is_none_or(secret_name) {
+            if words[i].literal().is_none_or(secret_variable_name) {
                 e.add(
                     "secret.variable",
                     Class::Destructive,

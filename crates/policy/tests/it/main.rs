@@ -12,6 +12,7 @@ mod corpus;
 mod depth;
 mod families;
 mod holes;
+mod layout;
 mod metamorphic;
 mod props;
 mod sandbox;
