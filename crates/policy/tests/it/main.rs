@@ -13,6 +13,7 @@ mod depth;
 mod families;
 mod holes;
 mod layout;
+mod lists;
 mod metamorphic;
 mod props;
 mod sandbox;
