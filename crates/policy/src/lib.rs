@@ -12,6 +12,7 @@ mod classify;
 mod decision;
 mod handlers;
 mod ir;
+mod lists;
 mod lower;
 mod nesting;
 mod opts;

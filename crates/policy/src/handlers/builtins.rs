@@ -5,6 +5,7 @@ use super::common::{environment_dump, print_secrets, span0, spec_finding};
 use crate::classify::{ArgvOut, Binding, Engine, env_allowed};
 use crate::decision::Class;
 use crate::ir::{Part, Word};
+use crate::lists::List;
 use crate::lower::is_name;
 use crate::opts::Parsed;
 use crate::spec::CmdSpec;
@@ -97,24 +98,6 @@ pub(super) fn cd(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
 pub(super) fn set(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
     // Not `a` (allexport): every later assignment would reach the environment.
     const SAFE_LETTERS: &str = "euxvfCEhmnpPTBb";
-    const SAFE_NAMES: &[&str] = &[
-        "errexit",
-        "nounset",
-        "xtrace",
-        "pipefail",
-        "noclobber",
-        "noglob",
-        "verbose",
-        "errtrace",
-        "functrace",
-        "physical",
-        "hashall",
-        "braceexpand",
-        "notify",
-        "noexec",
-        "monitor",
-        "nolog",
-    ];
     spec_finding(e, spec, Class::ReadOnly, span0(words));
     // Bare `set` prints every shell variable, the exported ones included.
     if words.len() == 1 {
@@ -149,7 +132,7 @@ pub(super) fn set(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
             }
             if takes_name {
                 match words.get(k + 1).and_then(Word::literal) {
-                    Some(n) if SAFE_NAMES.contains(&n) => k += 2,
+                    Some(n) if e.policy.listed(List::SetSafeNames, n) => k += 2,
                     None if k + 1 == words.len() => return,
                     _ => {
                         e.fail(

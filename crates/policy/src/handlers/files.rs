@@ -4,6 +4,7 @@ use super::common::{span0, spec_finding};
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::Class;
 use crate::ir::{Part, Word};
+use crate::lists::List;
 use crate::opts::{Parsed, Val};
 use crate::paths;
 use crate::spec::CmdSpec;
@@ -217,9 +218,6 @@ pub(super) fn dd(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 /// `parted [DEVICE [COMMAND…]]`: read-only only when every command prints. parted accepts
 /// unique prefixes of its commands, so anything outside the list changes the disk.
 pub(super) fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    const UNITS: &[&str] = &[
-        "s", "B", "kB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "%", "cyl", "chs", "compact",
-    ];
     let is_prefix = |w: &str, full: &str, min: usize| w.len() >= min && full.starts_with(w);
     for &i in p.operands.iter().skip(1) {
         let w = &words[i];
@@ -230,7 +228,7 @@ pub(super) fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
                 || is_prefix(l, "version", 1)
                 || is_prefix(l, "quit", 1)
                 || matches!(l, "free" | "all" | "list" | "devices")
-                || UNITS.contains(&l)
+                || e.policy.listed(List::PartedUnits, l)
         });
         if !ok {
             e.add(
@@ -246,50 +244,6 @@ pub(super) fn parted(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 
 /// debugfs requests that only print metadata (never file contents, never writes).
 pub(super) fn debugfs(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    const READS: &[&str] = &[
-        "stats",
-        "show_super_stats",
-        "stat",
-        "show_inode_info",
-        "ls",
-        "list_directory",
-        "ffb",
-        "find_free_block",
-        "ffi",
-        "find_free_inode",
-        "icheck",
-        "ncheck",
-        "blocks",
-        "bmap",
-        "imap",
-        "testb",
-        "testi",
-        "htree",
-        "htree_dump",
-        "dx_hash",
-        "hash",
-        "dirsearch",
-        "lsdel",
-        "list_deleted_inodes",
-        "supported_features",
-        "dump_extents",
-        "extents",
-        "ex",
-        "filefrag",
-        "id",
-        "inode_dump",
-        "idump",
-        "logdump",
-        "print_working_directory",
-        "pwd",
-        "list_quota",
-        "lq",
-        "get_quota",
-        "gq",
-        "freefrag",
-        "e2freefrag",
-        "check_desc",
-    ];
     let requests: Vec<&crate::opts::Occ<'_>> = p.values("-R").collect();
     if requests.is_empty() {
         e.fail(
@@ -301,7 +255,7 @@ pub(super) fn debugfs(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
     for o in requests {
         let span = words[o.word].span;
         match o.value.literal().and_then(|r| r.split_whitespace().next()) {
-            Some(r) if READS.contains(&r) => {}
+            Some(r) if e.policy.listed(List::DebugfsReads, r) => {}
             Some(r) => e.add(
                 "spec.debugfs.request",
                 Class::Destructive,

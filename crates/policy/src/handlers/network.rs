@@ -5,6 +5,7 @@ use super::common::span0;
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
+use crate::lists::List;
 use crate::opts::{Parsed, Val};
 
 pub(super) const CURL_DATA: &[&str] = &[
@@ -278,26 +279,6 @@ pub(super) fn metadata_url(e: &mut Engine<'_>, rest: &str, span: Span) {
     }
     let path = rest[rest.find('/').unwrap_or(rest.len())..].to_ascii_lowercase();
     let path = percent_decode(&path);
-    const HARMLESS: &[&str] = &[
-        "instance-id",
-        "instance-type",
-        "hostname",
-        "local-hostname",
-        "local-ipv4",
-        "public-ipv4",
-        "placement",
-        "availability-zone",
-        "region",
-        "ami-id",
-        "/zone",
-        "machine-type",
-        "/name",
-        "/id",
-        "network/interfaces",
-        "mac",
-        "/compute/location",
-        "/compute/vmsize",
-    ];
     let credential = [
         "credential",
         "token",
@@ -316,7 +297,13 @@ pub(super) fn metadata_url(e: &mut Engine<'_>, rest: &str, span: Span) {
     ]
     .iter()
     .any(|w| path.contains(w));
-    if credential || !HARMLESS.iter().any(|h| path.contains(h)) {
+    if credential
+        || !e
+            .policy
+            .list(List::MetadataHarmlessPaths)
+            .iter()
+            .any(|h| path.contains(h.as_str()))
+    {
         e.add(
             "secret.metadata",
             Class::Destructive,
@@ -350,19 +337,9 @@ pub(super) fn docker_request(e: &mut Engine<'_>, get: bool, rest: &str, span: Sp
         }
         _ => path,
     };
-    const LISTINGS: &[&str] = &[
-        "/_ping",
-        "/version",
-        "/info",
-        "/containers/json",
-        "/images/json",
-        "/networks",
-        "/volumes",
-        "/system/df",
-        "/nodes",
-        "/plugins",
-    ];
-    let listing = LISTINGS.contains(&path.trim_end_matches('/'))
+    let listing = e
+        .policy
+        .listed(List::DockerApiListings, path.trim_end_matches('/'))
         || (path.starts_with("/containers/") && path.ends_with("/stats"));
     if !(get && listing) {
         e.add(

@@ -4,6 +4,7 @@ use super::common::{embedded_environment, print_secrets, script_effects, span0};
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
+use crate::lists::List;
 use crate::lower::is_name;
 use crate::opts::Parsed;
 use crate::paths::names_credential;
@@ -150,19 +151,12 @@ pub(super) fn php(
         e.argv(&inner, off + i, ao);
         return;
     }
-    const INFO: &[&str] = &[
-        "--version",
-        "--info",
-        "--modules",
-        "--ini",
-        "--help",
-        "--rf",
-        "--rc",
-        "--re",
-        "--rz",
-        "--ri",
-    ];
-    if INFO.iter().any(|id| p.has(id)) && p.operands.is_empty() {
+    if e.policy
+        .list(List::PhpInfoOptions)
+        .iter()
+        .any(|id| p.has(id))
+        && p.operands.is_empty()
+    {
         return;
     }
     if p.has("--syntax-check") || p.has("--syntax-highlight") || p.has("--strip") {

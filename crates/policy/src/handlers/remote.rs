@@ -4,55 +4,9 @@ use super::common::{joined_literal, rewrite_script, span0};
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::{Class, Span};
 use crate::ir::Word;
+use crate::lists::List;
 use crate::opts::{Parsed, Val};
 
-pub(super) const SSH_SAFE_OPTIONS: &[&str] = &[
-    "batchmode",
-    "connecttimeout",
-    "connectionattempts",
-    "stricthostkeychecking",
-    "globalknownhostsfile",
-    "port",
-    "user",
-    "identityfile",
-    "identitiesonly",
-    "loglevel",
-    "serveraliveinterval",
-    "serveralivecountmax",
-    "compression",
-    "hostkeyalgorithms",
-    "pubkeyacceptedkeytypes",
-    "pubkeyacceptedalgorithms",
-    "preferredauthentications",
-    "passwordauthentication",
-    "kbdinteractiveauthentication",
-    "addressfamily",
-    "checkhostip",
-    "numberofpasswordprompts",
-    "requesttty",
-    "ciphers",
-    "macs",
-    "kexalgorithms",
-    "tcpkeepalive",
-    "verifyhostkeydns",
-    "hashknownhosts",
-    "proxyjump",
-    "updatehostkeys",
-    "exitonforwardfailure",
-    "hostkeyalias",
-    "hostname",
-    "certificatefile",
-    "addkeystoagent",
-    "forwardx11",
-    "gssapiauthentication",
-    "escapechar",
-    "visualhostkey",
-    "fingerprinthash",
-    "ipqos",
-    "rekeylimit",
-    "bindaddress",
-    "clearallforwardings",
-];
 pub(super) const SSH_FORWARD_OPTIONS: &[&str] = &[
     "localforward",
     "remoteforward",
@@ -74,7 +28,7 @@ pub(super) fn ssh_option(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
         .next()
         .unwrap_or("")
         .to_ascii_lowercase();
-    if SSH_SAFE_OPTIONS.contains(&key.as_str()) {
+    if e.policy.listed(List::SshSafeOptions, &key) {
         return;
     }
     let value = text[key.len()..]
@@ -257,13 +211,13 @@ pub(super) fn ssh_known_hosts(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]
 
 /// An ssh `-o` option in an rsync remote shell: a safe key, and host key checking that
 /// does not add keys to known_hosts (`no`/`accept-new` write it, see `ssh_known_hosts`).
-pub(super) fn rsh_safe_option(val: &str) -> bool {
+pub(super) fn rsh_safe_option(val: &str, safe: &[String]) -> bool {
     let (key, value) = val.split_once('=').unwrap_or((val, ""));
     let key = key.to_ascii_lowercase();
     if key == "stricthostkeychecking" {
         return matches!(value.to_ascii_lowercase().as_str(), "yes" | "true" | "ask");
     }
-    SSH_SAFE_OPTIONS.contains(&key.as_str())
+    safe.contains(&key)
 }
 
 /// Checks the `-e`/`--rsh` value of rsync: plain ssh with safe options.
@@ -285,11 +239,11 @@ pub(super) fn rsh_value(e: &mut Engine<'_>, v: &Val<'_>, span: Span) {
             "-p" | "-i" | "-l" | "-J" => k += 2,
             "-o" => {
                 let val = toks.get(k + 1).copied().unwrap_or("");
-                ok = rsh_safe_option(val);
+                ok = rsh_safe_option(val, e.policy.list(List::SshSafeOptions));
                 k += 2;
             }
             t if t.starts_with("-o") => {
-                ok = rsh_safe_option(&t[2..]);
+                ok = rsh_safe_option(&t[2..], e.policy.list(List::SshSafeOptions));
                 k += 1;
             }
             t if t.starts_with("-p") || t.starts_with("-i") || t.starts_with("-l") => k += 1,

@@ -4,6 +4,7 @@ use super::common::{environment_dump, span0};
 use crate::classify::Engine;
 use crate::decision::Class;
 use crate::ir::{Part, Word};
+use crate::lists::List;
 use crate::opts::Parsed;
 use crate::paths::secret_variable_name;
 
@@ -61,22 +62,9 @@ pub(super) fn sysctl(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 /// Ad-hoc `ansible HOSTS -m MODULE`: fact and ping modules only read; `command`, `shell`,
 /// `raw` and `script` run anything (the default module is `command`); others change hosts.
 pub(super) fn ansible(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    const READS: &[&str] = &[
-        "ping",
-        "setup",
-        "gather_facts",
-        "debug",
-        "stat",
-        "package_facts",
-        "service_facts",
-        "mount_facts",
-        "getent",
-        "find",
-        "listen_ports_facts",
-        "systemd_info",
-    ];
     const RUNS: &[&str] = &["command", "shell", "raw", "script", "expect"];
-    if ["--version", "--help", "--list-hosts", "--syntax-check"]
+    if e.policy
+        .list(List::AnsibleNoopOptions)
         .iter()
         .any(|id| p.has(id))
     {
@@ -139,7 +127,7 @@ pub(super) fn ansible(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
             span,
             format!("the `{module}` module runs arbitrary commands"),
         );
-    } else if !READS.contains(&module) && !p.has("--check") {
+    } else if !e.policy.listed(List::AnsibleReadModules, module) && !p.has("--check") {
         e.add(
             "spec.ansible.module",
             Class::ConfigMutation,
@@ -151,27 +139,15 @@ pub(super) fn ansible(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 
 /// `midclt call METHOD …`: TrueNAS methods that only read end in a reading verb.
 pub(super) fn midclt(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    const READS: &[&str] = &[
-        "query",
-        "config",
-        "info",
-        "get_instance",
-        "started",
-        "status",
-        "choices",
-        "summary",
-        "version",
-        "get_state",
-        "ready",
-        "host_id",
-        "boot_id",
-    ];
     let method = p
         .operands
         .first()
         .map(|&i| (words[i].literal(), words[i].span));
     match method {
-        Some((Some(m), _)) if m.rsplit('.').next().is_some_and(|v| READS.contains(&v)) => {}
+        Some((Some(m), _))
+            if m.rsplit('.')
+                .next()
+                .is_some_and(|v| e.policy.listed(List::MidcltReadVerbs, v)) => {}
         Some((_, span)) => e.add(
             "spec.midclt.call",
             Class::Destructive,
@@ -187,29 +163,13 @@ pub(super) fn midclt(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 }
 
 pub(super) fn getent(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    const DATABASES: &[&str] = &[
-        "ahosts",
-        "ahostsv4",
-        "ahostsv6",
-        "aliases",
-        "ethers",
-        "group",
-        "hosts",
-        "initgroups",
-        "netgroup",
-        "networks",
-        "passwd",
-        "protocols",
-        "rpc",
-        "services",
-    ];
     // The first operand is the database unless an option value the spec does not know
     // (`-s files shadow`) shifted it: then any later operand may be.
     let known_db = p
         .operands
         .first()
         .and_then(|&i| words[i].literal())
-        .is_some_and(|d| DATABASES.contains(&d));
+        .is_some_and(|d| e.policy.listed(List::GetentDatabases, d));
     for (n, &i) in p.operands.iter().enumerate() {
         match words[i].literal() {
             Some("shadow" | "gshadow" | "tcb") if n == 0 || !known_db => {
@@ -514,7 +474,7 @@ pub(super) fn printenv(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
 
 /// `rkhunter --check` appends to its own log under /var/log unless told not to.
 pub(super) fn writes_log(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    let quiet = ["--nolog", "--no-log", "--version", "--help", "--list"];
+    let quiet = e.policy.list(List::WritesLogQuietOptions);
     if !quiet.iter().any(|id| p.has(id)) {
         e.add(
             "write.log",

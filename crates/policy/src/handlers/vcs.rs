@@ -4,30 +4,8 @@ use super::common::span0;
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::Class;
 use crate::ir::{Part, Word};
+use crate::lists::List;
 use crate::opts::Parsed;
-
-pub(super) const GIT_SAFE_CONFIG_PREFIXES: &[&str] = &[
-    "color.",
-    "advice.",
-    "column.",
-    "i18n.",
-    "log.decorate",
-    "log.date",
-    "log.abbrevcommit",
-    "core.quotepath",
-    "core.abbrev",
-    "user.name",
-    "user.email",
-    "diff.noprefix",
-    "diff.renames",
-    "diff.mnemonicprefix",
-    "safe.directory",
-    "init.defaultbranch",
-    "pull.rebase",
-    "pull.ff",
-    "push.default",
-    "format.pretty",
-];
 
 pub(super) fn git(
     e: &mut Engine<'_>,
@@ -48,7 +26,7 @@ pub(super) fn git(
         };
         let (key, val) = v.split_once('=').unwrap_or((v, "true"));
         let key = key.to_ascii_lowercase();
-        let safe = GIT_SAFE_CONFIG_PREFIXES.iter().any(|p| key.starts_with(p))
+        let safe = e.policy.list(List::GitSafeConfigPrefixes).iter().any(|p| key.starts_with(p.as_str()))
             || ((key == "core.pager" || key.starts_with("pager.")) && matches!(val, "cat" | "false" | ""))
             // The values the canonical form itself sets.
             || matches!(
@@ -381,20 +359,11 @@ pub(super) fn git_content_reads(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Wor
 }
 
 pub(super) fn git_list(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    const LISTING: &[&str] = &[
-        "--list",
-        "--all",
-        "--remotes",
-        "--contains",
-        "--no-contains",
-        "--merged",
-        "--no-merged",
-        "--points-at",
-        "--show-current",
-        "--verify",
-        "-n",
-    ];
-    let listing = LISTING.iter().any(|id| p.has(id));
+    let listing = e
+        .policy
+        .list(List::GitListingOptions)
+        .iter()
+        .any(|id| p.has(id));
     let mode = p.occ.iter().any(|o| o.opt.effects.mode.is_some());
     if !listing && !mode && !p.operands.is_empty() {
         e.add(
@@ -443,16 +412,11 @@ pub(super) const GIT_EXEC_KEYS: &[&str] = &[
 ];
 
 pub(super) fn git_config(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
-    let reading = [
-        "--get",
-        "--get-all",
-        "--get-regexp",
-        "--get-urlmatch",
-        "--list",
-        "--show-origin",
-    ]
-    .iter()
-    .any(|id| p.has(id));
+    let reading = e
+        .policy
+        .list(List::GitConfigReadingOptions)
+        .iter()
+        .any(|id| p.has(id));
     let writing = p.occ.iter().any(|o| o.opt.effects.mode.is_some());
     let first = p.operands.first().and_then(|&i| words[i].literal());
     // Listing prints every setting: `http.extraHeader` (CI tokens), credential helpers'

@@ -5,6 +5,7 @@ use super::common::{environment_dump, joined_literal, leading_assignments, rewri
 use crate::classify::{ArgvOut, Engine, env_allowed, quoted};
 use crate::decision::{Class, Span};
 use crate::ir::{Part, Word};
+use crate::lists::List;
 use crate::lower::is_name;
 use crate::opts::Parsed;
 
@@ -16,16 +17,11 @@ pub(super) fn sudo(
     ao: &mut ArgvOut,
 ) {
     let Some(r) = p.rest else {
-        let listing = [
-            "--list",
-            "--validate",
-            "--reset-timestamp",
-            "--remove-timestamp",
-            "--version",
-            "--help",
-        ]
-        .iter()
-        .any(|id| p.has(id));
+        let listing = e
+            .policy
+            .list(List::SudoWithoutCommand)
+            .iter()
+            .any(|id| p.has(id));
         if !listing {
             e.fail(
                 "unknown.sudo",
@@ -155,12 +151,10 @@ pub(super) fn shell(
     // Shell options that change parsing or export every variable (`-o keyword`,
     // `-o allexport`, `-o posix`) make the script mean something else.
     for o in p.values("-o") {
-        let safe = matches!(
-            o.value.literal(),
-            Some(
-                "errexit" | "nounset" | "pipefail" | "xtrace" | "noclobber" | "verbose" | "noglob"
-            )
-        );
+        let safe = o
+            .value
+            .literal()
+            .is_some_and(|v| e.policy.listed(List::ShellSafeOptions, v));
         if !safe {
             e.fail(
                 "unknown.shell_option",

@@ -88,6 +88,17 @@ const SAMPLES: &[(&str, &str, Class)] = &[
         "git config --get-all user.email",
         R,
     ),
+    // Two operands are a key and a value pattern when reading, a new value otherwise.
+    (
+        "git_config.reading_options",
+        "git config --get user.name bob",
+        R,
+    ),
+    (
+        "git_config.reading_options",
+        "git config --get-all user.email x",
+        R,
+    ),
     (
         "git_config.reading_options",
         "git config --show-origin user.name",
@@ -202,6 +213,11 @@ const SAMPLES: &[(&str, &str, Class)] = &[
         "ansible all -m shell -a id --list-hosts",
         R,
     ),
+    (
+        "ansible.noop_options",
+        "ansible all -m shell -a id --one-line",
+        D,
+    ),
     // midclt.read_verbs: TrueNAS methods ending in a reading verb.
     ("midclt.read_verbs", "midclt call pool.query", R),
     ("midclt.read_verbs", "midclt call system.info", R),
@@ -217,6 +233,16 @@ const SAMPLES: &[(&str, &str, Class)] = &[
     ("php.info_options", "php -m", R),
     ("php.info_options", "php -r 'echo 1;'", D),
     ("php.info_options", "php script.php", D),
+    // redis.read_commands: redis-cli commands that only read keys or server state.
+    ("redis.read_commands", "redis-cli GET session:1", R),
+    ("redis.read_commands", "redis-cli -n 2 HGETALL user:7", R),
+    ("redis.read_commands", "redis-cli ttl k", R),
+    ("redis.read_commands", "redis-cli DBSIZE", R),
+    ("redis.read_commands", "redis-cli DEL session:1", D),
+    ("redis.read_commands", "redis-cli SET session:1 x", C),
+    ("redis.read_commands", "redis-cli FLUSHALL", D),
+    ("redis.read_commands", "redis-cli GETX k", D),
+    ("redis.read_commands", "redis-cli EVAL 'return 1' 0", D),
 ];
 
 #[test]
