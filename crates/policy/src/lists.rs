@@ -50,6 +50,7 @@ lists! {
     AnsibleNoopOptions "ansible.noop_options";
     MidcltReadVerbs "midclt.read_verbs";
     PhpInfoOptions "php.info_options";
+    RedisReadCommands "redis.read_commands";
 }
 
 #[cfg(test)]

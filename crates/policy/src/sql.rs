@@ -951,99 +951,7 @@ pub(crate) fn sqlite_dot(text: &str) -> Verdict {
     }
 }
 
-/// Redis commands that only read.
-const REDIS_READ: &[&str] = &[
-    "ping",
-    "info",
-    "dbsize",
-    "get",
-    "mget",
-    "strlen",
-    "exists",
-    "ttl",
-    "pttl",
-    "expiretime",
-    "pexpiretime",
-    "type",
-    "keys",
-    "scan",
-    "hget",
-    "hmget",
-    "hgetall",
-    "hkeys",
-    "hvals",
-    "hlen",
-    "hexists",
-    "hscan",
-    "hstrlen",
-    "hrandfield",
-    "llen",
-    "lrange",
-    "lindex",
-    "lpos",
-    "scard",
-    "smembers",
-    "sismember",
-    "smismember",
-    "srandmember",
-    "sscan",
-    "sinter",
-    "sunion",
-    "sdiff",
-    "sintercard",
-    "zcard",
-    "zrange",
-    "zrangebyscore",
-    "zrangebylex",
-    "zrevrange",
-    "zrevrangebyscore",
-    "zrevrangebylex",
-    "zscore",
-    "zmscore",
-    "zrank",
-    "zrevrank",
-    "zscan",
-    "zcount",
-    "zlexcount",
-    "zrandmember",
-    "xlen",
-    "xrange",
-    "xrevrange",
-    "xinfo",
-    "xpending",
-    "getrange",
-    "substr",
-    "bitcount",
-    "bitpos",
-    "getbit",
-    "pfcount",
-    "geopos",
-    "geodist",
-    "geohash",
-    "georadius_ro",
-    "georadiusbymember_ro",
-    "geosearch",
-    "randomkey",
-    "dump",
-    "echo",
-    "time",
-    "lastsave",
-    "role",
-    "lolwut",
-    "sort_ro",
-    "object",
-    "touch",
-    "readonly",
-    "hello",
-    "select",
-    "auth",
-    "quit",
-    "lcs",
-    "json.get",
-    "ft.search",
-    "ft.info",
-    "ft._list",
-];
+// Redis commands that only read: the `redis.read_commands` list in specs/text.toml.
 
 const REDIS_WRITE: &[&str] = &[
     "set",
@@ -1162,7 +1070,7 @@ const REDIS_SECRET_CONFIG: &[&str] = &[
 ];
 
 /// One redis-cli command line (`words[0]` is the command).
-pub(crate) fn redis(words: &[&str]) -> Verdict {
+pub(crate) fn redis(words: &[&str], read: &[String]) -> Verdict {
     let Some(cmd) = words.first().map(|c| c.to_lowercase()) else {
         return Err("an interactive redis-cli session is not modelled".into());
     };
@@ -1264,7 +1172,7 @@ pub(crate) fn redis(words: &[&str]) -> Verdict {
             Class::Destructive,
             "shows every command, credentials included".into(),
         ),
-        r if REDIS_READ.contains(&r) => c(Class::ReadOnly, "reads keys or server state".into()),
+        r if read.iter().any(|x| x == r) => c(Class::ReadOnly, "reads keys or server state".into()),
         w if REDIS_WRITE.contains(&w) => c(
             Class::ConfigMutation,
             format!("`{}` writes data", w.to_uppercase()),
@@ -1284,6 +1192,12 @@ pub(crate) fn redis(words: &[&str]) -> Verdict {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    /// `redis` with the read-only commands of the built-in specs.
+    fn redis_default(words: &[&str]) -> Verdict {
+        let p = crate::Policy::default_policy().unwrap_or_else(|e| panic!("default specs: {e}"));
+        redis(words, p.list(crate::lists::List::RedisReadCommands))
+    }
 
     fn top(v: Verdict) -> Option<Class> {
         v.ok().map(|fx| {
@@ -1361,7 +1275,7 @@ mod tests {
             let _ = psql_meta(&s);
             let _ = sqlite_dot(&s);
             let words: Vec<&str> = s.split(' ').collect();
-            let _ = redis(&words);
+            let _ = redis_default(&words);
         }
     }
 
@@ -1379,23 +1293,29 @@ mod tests {
             Ok(vec![Effect::Write("/srv/b.db".into())])
         );
         assert_eq!(top(sqlite_dot(".shell rm x")), None);
-        assert_eq!(top(redis(&["INFO", "keyspace"])), Some(ReadOnly));
-        assert_eq!(top(redis(&["CONFIG", "GET", "maxmemory*"])), Some(ReadOnly));
-        assert_eq!(top(redis(&["config", "get", "*"])), Some(Destructive));
+        assert_eq!(top(redis_default(&["INFO", "keyspace"])), Some(ReadOnly));
         assert_eq!(
-            top(redis(&["CONFIG", "SET", "maxmemory", "512mb"])),
-            Some(ConfigMutation)
+            top(redis_default(&["CONFIG", "GET", "maxmemory*"])),
+            Some(ReadOnly)
         );
-        assert_eq!(top(redis(&["FLUSHALL"])), Some(Destructive));
-        assert_eq!(top(redis(&["sentinel", "masters"])), Some(ReadOnly));
         assert_eq!(
-            top(redis(&["SENTINEL", "failover", "mymaster"])),
+            top(redis_default(&["config", "get", "*"])),
             Some(Destructive)
         );
         assert_eq!(
-            top(redis(&["sentinel", "config", "set", "x", "y"])),
+            top(redis_default(&["CONFIG", "SET", "maxmemory", "512mb"])),
             Some(ConfigMutation)
         );
-        assert_eq!(top(redis(&["EVAL", "x", "0"])), None);
+        assert_eq!(top(redis_default(&["FLUSHALL"])), Some(Destructive));
+        assert_eq!(top(redis_default(&["sentinel", "masters"])), Some(ReadOnly));
+        assert_eq!(
+            top(redis_default(&["SENTINEL", "failover", "mymaster"])),
+            Some(Destructive)
+        );
+        assert_eq!(
+            top(redis_default(&["sentinel", "config", "set", "x", "y"])),
+            Some(ConfigMutation)
+        );
+        assert_eq!(top(redis_default(&["EVAL", "x", "0"])), None);
     }
 }

@@ -6,6 +6,7 @@ use super::common::{span0, spec_finding};
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::{Class, Span};
 use crate::ir::Word;
+use crate::lists::List;
 use crate::opts::Parsed;
 use crate::spec::CmdSpec;
 use crate::sql::{self, Dialect, Effect};
@@ -365,5 +366,10 @@ pub(crate) fn redis(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         );
         return;
     }
-    apply(e, sql::redis(&args), span, "redis-cli");
+    apply(
+        e,
+        sql::redis(&args, e.policy.list(List::RedisReadCommands)),
+        span,
+        "redis-cli",
+    );
 }

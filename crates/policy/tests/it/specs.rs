@@ -201,8 +201,9 @@ fn the_default_specs_define_every_allow_list() {
         "ansible.noop_options",
         "midclt.read_verbs",
         "php.info_options",
+        "redis.read_commands",
     ] {
         assert!(names.contains(&want), "{want} missing from the specs");
     }
-    assert_eq!(names.len(), 17, "{names:?}");
+    assert_eq!(names.len(), 18, "{names:?}");
 }
