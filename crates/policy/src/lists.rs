@@ -51,6 +51,7 @@ lists! {
     MidcltReadVerbs "midclt.read_verbs";
     PhpInfoOptions "php.info_options";
     RedisReadCommands "redis.read_commands";
+    SqlPureFunctions "sql.pure_functions";
 }
 
 #[cfg(test)]

@@ -71,7 +71,7 @@ pub(crate) fn psql(
             if t.starts_with('\\') {
                 sql::psql_meta(t)
             } else {
-                sql::sql(Dialect::Postgres, t)
+                sql::sql(Dialect::Postgres, t, e.policy.list(List::SqlPureFunctions))
             }
         },
         "psql",
@@ -91,7 +91,7 @@ pub(crate) fn mysql(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         p,
         words,
         "--execute",
-        |t| sql::sql(Dialect::MySql, t),
+        |t| sql::sql(Dialect::MySql, t, e.policy.list(List::SqlPureFunctions)),
         "mysql",
     );
     if !given && !p.has("--version") && !p.has("--help") {
@@ -221,7 +221,12 @@ pub(crate) fn sqlite(
             Some(t) if t.trim_start().starts_with('.') => {
                 apply(e, sql::sqlite_dot(t.trim()), c.span, "sqlite3")
             }
-            Some(t) => apply(e, sql::sql(Dialect::Sqlite, t), c.span, "sqlite3"),
+            Some(t) => apply(
+                e,
+                sql::sql(Dialect::Sqlite, t, e.policy.list(List::SqlPureFunctions)),
+                c.span,
+                "sqlite3",
+            ),
             None => e.fail(
                 "unknown.sql",
                 c.span,

@@ -243,6 +243,39 @@ const SAMPLES: &[(&str, &str, Class)] = &[
     ("redis.read_commands", "redis-cli FLUSHALL", D),
     ("redis.read_commands", "redis-cli GETX k", D),
     ("redis.read_commands", "redis-cli EVAL 'return 1' 0", D),
+    // sql.pure_functions: SQL functions that only compute or read statistics.
+    (
+        "sql.pure_functions",
+        "psql -c 'select round(avg(total), 2) from orders'",
+        R,
+    ),
+    (
+        "sql.pure_functions",
+        "psql -c 'select pg_size_pretty(pg_relation_size(1))'",
+        R,
+    ),
+    (
+        "sql.pure_functions",
+        "mysql -e 'select max(id), lower(name) from t'",
+        R,
+    ),
+    (
+        "sql.pure_functions",
+        "sqlite3 app.db 'select upper(name), length(name) from t'",
+        R,
+    ),
+    ("sql.pure_functions", "psql -c 'select my_func(1)'", D),
+    ("sql.pure_functions", "psql -c 'select roundx(1)'", D),
+    (
+        "sql.pure_functions",
+        "psql -c \"select pg_read_file('/etc/passwd')\"",
+        D,
+    ),
+    (
+        "sql.pure_functions",
+        "sqlite3 app.db \"select load_extension('x')\"",
+        D,
+    ),
 ];
 
 #[test]

@@ -202,8 +202,9 @@ fn the_default_specs_define_every_allow_list() {
         "midclt.read_verbs",
         "php.info_options",
         "redis.read_commands",
+        "sql.pure_functions",
     ] {
         assert!(names.contains(&want), "{want} missing from the specs");
     }
-    assert_eq!(names.len(), 18, "{names:?}");
+    assert_eq!(names.len(), 19, "{names:?}");
 }
