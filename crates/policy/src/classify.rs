@@ -25,6 +25,19 @@ pub(crate) struct Binding {
     pub may_be_option: bool,
 }
 
+/// A handler that runs after the generic option parse, with the parsed command.
+pub(crate) type PostFn = fn(&mut Engine<'_>, &Parsed<'_>, &[Word], usize, &mut ArgvOut);
+/// A handler that parses its own arguments.
+pub(crate) type FullFn = fn(&mut Engine<'_>, &CmdSpec, &[Word], usize, &mut ArgvOut);
+
+/// What running a handler means (`handlers/registry.rs` says which each is). Defined
+/// here, beside the engine the functions take, so the classifier names no handler module.
+#[derive(Clone, Copy)]
+pub(crate) enum Run {
+    Post(PostFn),
+    Full(FullFn),
+}
+
 /// Canonical-form edits a command handler asks for, by absolute word index.
 #[derive(Debug, Default)]
 pub(crate) struct ArgvOut {
@@ -1159,9 +1172,9 @@ impl<'p> Engine<'p> {
 
     fn run_spec_inner(&mut self, spec: &'p CmdSpec, words: &[Word], off: usize, ao: &mut ArgvOut) {
         if let Some(h) = spec.handler
-            && h.is_full()
+            && let Run::Full(run) = h.run()
         {
-            h.run_full(self, spec, words, off, ao);
+            run(self, spec, words, off, ao);
             return;
         }
         // A relative glob (`*.log`, `*`) could expand to a file named like an option
@@ -1219,8 +1232,11 @@ impl<'p> Engine<'p> {
         }
         self.apply_parsed(&parsed, words);
         for s in &parsed.path {
-            if let Some(h) = s.handler {
-                h.run_post(self, &parsed, words, off, ao);
+            // The spec loader refuses full handlers below the top level, so each is a post.
+            if let Some(h) = s.handler
+                && let Run::Post(run) = h.run()
+            {
+                run(self, &parsed, words, off, ao);
             }
         }
         if let Some(c) = saved_cwd {

@@ -9,10 +9,10 @@
 //! The crate is pure: no I/O, no clock, no environment.
 
 mod classify;
-mod dbclients;
 mod decision;
 mod handlers;
 mod ir;
+mod lists;
 mod lower;
 mod nesting;
 mod opts;

@@ -1743,6 +1743,156 @@ fn toks_intersect(a: &Tok, b: &Tok) -> bool {
     }
 }
 
+// Names that say they hold a secret: environment variables, configuration keys (used by
+// the handlers and the SQL analyser, next to the path lists they complement).
+
+/// Environment variable names that by convention hold credentials (in containers and on
+/// remote hosts; the executor's own environment has none).
+pub(crate) fn secret_variable_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    [
+        "PASSWORD",
+        "PASSWD",
+        "SECRET",
+        "TOKEN",
+        "API_KEY",
+        "APIKEY",
+        "PRIVATE_KEY",
+        "ACCESS_KEY",
+        "CREDENTIAL",
+        "_PASS",
+        "AUTHKEY",
+        "AUTH_KEY",
+        "CLAIM",
+        "DATABASE_URL",
+        "_DSN",
+        "WEBHOOK",
+        "NOTIFICATION_URL",
+        "AUTH_CONFIG",
+        "_PWD",
+        "PASSPHRASE",
+        "CREDS",
+        "COOKIE",
+        "BEARER",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
+        || ["_KEY", "_SK", "_PW", "_AUTH", "_KEYS"]
+            .iter()
+            .any(|k| n.ends_with(k))
+        || connection_string_name(&n)
+}
+
+/// `REDIS_URL`, `MONGO_URI`, `AMQP_URL`, `CELERY_BROKER_URL`: a URL to a database, cache or
+/// broker carries its user and password (`redis://:pw@host`). Plain `*_URL` names
+/// (`BASE_URL`, `HOMEPAGE_URL`) stay readable.
+pub(crate) fn connection_string_name(upper: &str) -> bool {
+    const SERVICES: &[&str] = &[
+        "REDIS",
+        "MONGO",
+        "AMQP",
+        "RABBIT",
+        "POSTGRES",
+        "PG",
+        "MYSQL",
+        "MARIA",
+        "DB",
+        "DATABASE",
+        "BROKER",
+        "CACHE",
+        "CONN",
+        "ELASTIC",
+        "OPENSEARCH",
+        "KAFKA",
+        "SQL",
+        "SMTP",
+        "MAIL",
+        "NATS",
+        "MQ",
+        "MEMCACHE",
+        "CLICKHOUSE",
+        "INFLUX",
+        "COUCH",
+        "NEO4J",
+        "CASSANDRA",
+        "LDAP",
+        "S3",
+        "MINIO",
+        "SENTRY",
+        "PROXY",
+        "REPO",
+        "REGISTRY",
+        "GIT",
+        "STORAGE",
+    ];
+    let Some(stem) = [
+        "_URL",
+        "_URI",
+        "_URLS",
+        "_URIS",
+        "_DSN",
+        "_CONNECTION",
+        "_CONNSTR",
+    ]
+    .iter()
+    .find_map(|s| upper.strip_suffix(s)) else {
+        return false;
+    };
+    stem.split('_')
+        .any(|w| SERVICES.iter().any(|s| w.starts_with(s)))
+}
+
+/// Key names that hold credentials in configuration files, lower case. `passwd` is not one
+/// (it names the account database), nor are the sshd and sudo settings below.
+pub(crate) const CREDENTIAL_KEYS: &[&str] = &[
+    "password",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "private_key",
+    "privatekey",
+    "private-key",
+    "credential",
+    "authkey",
+    "auth_key",
+    "network_key",
+    "basic_auth",
+    "basicauth",
+];
+
+pub(crate) const NOT_CREDENTIALS: &[&str] = &[
+    "passwordauthentication",
+    "permitemptypasswords",
+    "nopasswd",
+    "failed password",
+    "accepted password",
+    "password for",
+    "password_expir",
+    "password changed",
+];
+
+/// Does a search pattern or query name a credential key (`smtp_password`, `.oidc.client_secret`)?
+pub(crate) fn names_credential(text: &str) -> bool {
+    // This runs on every SQL word and search pattern: no allocation for short words.
+    if text.len() < 5 {
+        return false;
+    }
+    let lower = text.to_ascii_lowercase();
+    if !CREDENTIAL_KEYS.iter().any(|k| lower.contains(k)) {
+        return false;
+    }
+    let mut t = lower;
+    for n in NOT_CREDENTIALS {
+        if t.contains(n) {
+            t = t.replace(n, "");
+        }
+    }
+    CREDENTIAL_KEYS.iter().any(|k| t.contains(k))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -33,7 +33,8 @@ type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 use serde::Deserialize;
 
 use crate::decision::Class;
-use crate::handlers::Handler;
+use crate::handlers::registry::Handler;
+use crate::lists::List;
 
 /// Errors while loading a spec set. Each has a stable [`SpecError::code`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -95,6 +96,62 @@ impl SpecError {
 struct RawFile {
     #[serde(default)]
     command: Vec<RawCmd>,
+    #[serde(default)]
+    list: Vec<RawList>,
+}
+
+/// `[[list]]`: an allow-list a handler consults, with examples on both sides of its edge.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawList {
+    name: String,
+    /// The class every `match` example has (and no `not_match` example has).
+    class: String,
+    reason: String,
+    items: Vec<String>,
+    #[serde(rename = "match")]
+    matches: Vec<String>,
+    not_match: Vec<String>,
+}
+
+/// A loaded allow-list (see `lists.rs`).
+#[derive(Debug, Clone)]
+pub(crate) struct ListSpec {
+    pub id: List,
+    pub class: Class,
+    pub items: Vec<String>,
+    pub matches: Vec<String>,
+    pub not_match: Vec<String>,
+}
+
+fn compile_list(raw: RawList) -> Result<ListSpec, SpecError> {
+    let invalid = |m: String| SpecError::Invalid {
+        command: format!("list {}", raw.name),
+        message: m,
+    };
+    let id = List::from_name(&raw.name).ok_or_else(|| invalid("unknown list".into()))?;
+    let class =
+        parse_class(&raw.class).ok_or_else(|| invalid(format!("unknown class `{}`", raw.class)))?;
+    if raw.reason.trim().is_empty() {
+        return Err(invalid(
+            "a list says why its items are safe (`reason`)".into(),
+        ));
+    }
+    if raw.items.is_empty() || raw.items.iter().any(|i| i.is_empty()) {
+        return Err(invalid("a list has items, none of them empty".into()));
+    }
+    if raw.matches.is_empty() || raw.not_match.is_empty() {
+        return Err(invalid(
+            "a list tests itself: at least one `match` and one `not_match` example".into(),
+        ));
+    }
+    Ok(ListSpec {
+        id,
+        class,
+        items: raw.items,
+        matches: raw.matches,
+        not_match: raw.not_match,
+    })
 }
 
 #[derive(Debug, Deserialize)]
@@ -623,7 +680,16 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
     )?;
     let handler = match &raw.handler {
         Some(h) => {
-            Some(Handler::from_name(h).ok_or_else(|| invalid(format!("unknown handler `{h}`")))?)
+            let h =
+                Handler::from_name(h).ok_or_else(|| invalid(format!("unknown handler `{h}`")))?;
+            // A full handler replaces the option parse, which only a top-level command skips.
+            if h.is_full() && parent.is_some() {
+                return Err(invalid(format!(
+                    "handler `{}` parses its own arguments and only fits a top-level command",
+                    raw.handler.as_deref().unwrap_or_default()
+                )));
+            }
+            Some(h)
         }
         None => None,
     };
@@ -719,6 +785,8 @@ fn compile_cmd(raw: RawCmd, parent: Option<&Inherit<'_>>) -> Result<CmdSpec, Spe
 pub struct Policy {
     pub(crate) commands: Vec<CmdSpec>,
     by_name: FastMap<String, usize>,
+    /// Indexed by `List as usize`; `None` when no file defines the list.
+    lists: Vec<Option<ListSpec>>,
 }
 
 impl Policy {
@@ -738,7 +806,10 @@ impl Policy {
     /// wants to report every failing example, not just the first).
     #[doc(hidden)]
     pub fn load_files_unchecked(files: &[(&str, &str)]) -> Result<Self, SpecError> {
-        let mut p = Self::default();
+        let mut p = Self {
+            lists: vec![None; List::ALL.len()],
+            ..Self::default()
+        };
         for (name, text) in files {
             let raw: RawFile = toml::from_str(text).map_err(|e| SpecError::Toml {
                 file: (*name).to_owned(),
@@ -753,6 +824,16 @@ impl Policy {
                     }
                 }
                 p.commands.push(spec);
+            }
+            for l in raw.list {
+                let l = compile_list(l)?;
+                let slot = &mut p.lists[l.id as usize];
+                if slot.is_some() {
+                    return Err(SpecError::Duplicate {
+                        name: format!("list {}", l.id.name()),
+                    });
+                }
+                *slot = Some(l);
             }
         }
         Ok(p)
@@ -834,7 +915,76 @@ impl Policy {
         for c in &self.commands {
             walk(self, c, &mut out);
         }
+        for (id, class, matches, not_match) in self.list_examples() {
+            for ex in matches {
+                let d = crate::classify_with(self, ex);
+                if d.class != class {
+                    out.push(SpecError::Example {
+                        command: id.clone(),
+                        example: ex.clone(),
+                        expected: class.to_string(),
+                        actual: d.class.to_string(),
+                        rule: format!("{}: {}", d.rule(), d.reason()),
+                    });
+                }
+            }
+            for ex in not_match {
+                let d = crate::classify_with(self, ex);
+                if d.class == class {
+                    out.push(SpecError::Example {
+                        command: id.clone(),
+                        example: ex.clone(),
+                        expected: format!("not {class}"),
+                        actual: d.class.to_string(),
+                        rule: format!("{}: {}", d.rule(), d.reason()),
+                    });
+                }
+            }
+        }
         out
+    }
+
+    /// The items of an allow-list; empty (nothing allowed) when the spec set lacks it.
+    pub(crate) fn list(&self, l: List) -> &[String] {
+        match self.lists.get(l as usize) {
+            Some(Some(s)) => &s.items,
+            _ => &[],
+        }
+    }
+
+    /// This spec set without one allow-list (tests: a missing list only asks more).
+    #[cfg(test)]
+    pub(crate) fn without_list(&self, l: List) -> (Policy, Vec<String>) {
+        let mut p = self.clone();
+        let examples = match p.lists.get_mut(l as usize).and_then(Option::take) {
+            Some(s) => s.matches.into_iter().chain(s.not_match).collect(),
+            None => Vec::new(),
+        };
+        (p, examples)
+    }
+
+    /// Is `item` on the allow-list (exactly)?
+    pub(crate) fn listed(&self, l: List, item: &str) -> bool {
+        self.list(l).iter().any(|s| s == item)
+    }
+
+    /// Names of the allow-lists this spec set defines (for tests).
+    #[doc(hidden)]
+    pub fn list_names(&self) -> Vec<&'static str> {
+        self.lists.iter().flatten().map(|l| l.id.name()).collect()
+    }
+
+    /// Every `match`/`not_match` example of the allow-lists, as (spec-like id, class,
+    /// examples, counter-examples).
+    fn list_examples(&self) -> impl Iterator<Item = (String, Class, &[String], &[String])> {
+        self.lists.iter().flatten().map(|l| {
+            (
+                format!("list {}", l.id.name()),
+                l.class,
+                l.matches.as_slice(),
+                l.not_match.as_slice(),
+            )
+        })
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<&CmdSpec> {
@@ -881,6 +1031,32 @@ impl Policy {
         }
         for c in &self.commands {
             walk(self, c)?;
+        }
+        for (id, class, matches, not_match) in self.list_examples() {
+            for ex in matches {
+                let d = crate::classify_with(self, ex);
+                if d.class != class {
+                    return Err(SpecError::Example {
+                        command: id,
+                        example: ex.clone(),
+                        expected: class.to_string(),
+                        actual: d.class.to_string(),
+                        rule: d.rule().to_owned(),
+                    });
+                }
+            }
+            for ex in not_match {
+                let d = crate::classify_with(self, ex);
+                if d.class == class {
+                    return Err(SpecError::Example {
+                        command: id,
+                        example: ex.clone(),
+                        expected: format!("not {class}"),
+                        actual: d.class.to_string(),
+                        rule: d.rule().to_owned(),
+                    });
+                }
+            }
         }
         Ok(())
     }

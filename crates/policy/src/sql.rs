@@ -236,248 +236,6 @@ const SYNTAX: &[&str] = &[
     "quick_check",
 ];
 
-/// Functions that only compute or read catalogue/statistics data.
-const PURE: &[&str] = &[
-    "sum",
-    "avg",
-    "min",
-    "max",
-    "round",
-    "floor",
-    "ceil",
-    "ceiling",
-    "abs",
-    "sign",
-    "mod",
-    "power",
-    "sqrt",
-    "ln",
-    "log",
-    "exp",
-    "trunc",
-    "lower",
-    "upper",
-    "length",
-    "char_length",
-    "character_length",
-    "octet_length",
-    "substr",
-    "ltrim",
-    "rtrim",
-    "btrim",
-    "replace",
-    "concat",
-    "concat_ws",
-    "left",
-    "right",
-    "split_part",
-    "strpos",
-    "instr",
-    "lpad",
-    "rpad",
-    "reverse",
-    "repeat",
-    "initcap",
-    "to_char",
-    "to_date",
-    "to_timestamp",
-    "to_number",
-    "now",
-    "current_timestamp",
-    "current_date",
-    "localtime",
-    "localtimestamp",
-    "clock_timestamp",
-    "statement_timestamp",
-    "transaction_timestamp",
-    "timeofday",
-    "date_trunc",
-    "date_part",
-    "age",
-    "make_interval",
-    "justify_interval",
-    "string_agg",
-    "array_agg",
-    "json_agg",
-    "jsonb_agg",
-    "json_object_agg",
-    "jsonb_object_agg",
-    "bool_and",
-    "bool_or",
-    "every",
-    "stddev",
-    "variance",
-    "percentile_cont",
-    "percentile_disc",
-    "mode",
-    "row_number",
-    "rank",
-    "dense_rank",
-    "percent_rank",
-    "cume_dist",
-    "ntile",
-    "lag",
-    "lead",
-    "first_value",
-    "last_value",
-    "nth_value",
-    "pg_size_pretty",
-    "pg_database_size",
-    "pg_relation_size",
-    "pg_total_relation_size",
-    "pg_table_size",
-    "pg_indexes_size",
-    "pg_column_size",
-    "pg_tablespace_size",
-    "pg_is_in_recovery",
-    "pg_last_wal_receive_lsn",
-    "pg_last_wal_replay_lsn",
-    "pg_last_xact_replay_timestamp",
-    "pg_current_wal_lsn",
-    "pg_wal_lsn_diff",
-    "pg_postmaster_start_time",
-    "pg_conf_load_time",
-    "pg_backend_pid",
-    "pg_blocking_pids",
-    "current_database",
-    "current_user",
-    "current_schema",
-    "current_schemas",
-    "session_user",
-    "current_setting",
-    "version",
-    "inet_server_addr",
-    "inet_server_port",
-    "inet_client_addr",
-    "pg_get_userbyid",
-    "pg_get_viewdef",
-    "pg_get_indexdef",
-    "pg_get_constraintdef",
-    "pg_get_functiondef",
-    "pg_get_triggerdef",
-    "pg_get_expr",
-    "pg_get_serial_sequence",
-    "obj_description",
-    "col_description",
-    "shobj_description",
-    "has_table_privilege",
-    "has_database_privilege",
-    "has_schema_privilege",
-    "format_type",
-    "pg_encoding_to_char",
-    "quote_ident",
-    "quote_literal",
-    "pg_typeof",
-    "txid_current_snapshot",
-    "pg_xact_commit_timestamp",
-    "pg_stat_get_activity",
-    "pg_stat_get_backend_pid",
-    "pg_replication_slot_advance_dummy",
-    "to_json",
-    "to_jsonb",
-    "row_to_json",
-    "json_build_object",
-    "jsonb_build_object",
-    "json_build_array",
-    "jsonb_pretty",
-    "json_extract_path_text",
-    "jsonb_array_length",
-    "json_array_length",
-    "array_length",
-    "array_to_string",
-    "string_to_array",
-    "cardinality",
-    "generate_series",
-    "regexp_replace",
-    "regexp_matches",
-    "regexp_match",
-    "regexp_like",
-    "md5",
-    "sha256",
-    "encode",
-    "decode",
-    "random",
-    "gen_random_uuid",
-    "date_format",
-    "datediff",
-    "timestampdiff",
-    "from_unixtime",
-    "unix_timestamp",
-    "str_to_date",
-    "curdate",
-    "curtime",
-    "sysdate",
-    "database",
-    "schema",
-    "user",
-    "system_user",
-    "connection_id",
-    "found_rows",
-    "last_insert_id",
-    "json_extract",
-    "json_unquote",
-    "json_object",
-    "json_array",
-    "json_length",
-    "json_keys",
-    "group_concat",
-    "format_bytes",
-    "sys_format_bytes",
-    "datetime",
-    "julianday",
-    "strftime",
-    "unixepoch",
-    "typeof",
-    "total",
-    "hex",
-    "quote",
-    "printf",
-    "sqlite_version",
-    "changes",
-    "total_changes",
-    "last_insert_rowid",
-    "likely",
-    "unlikely",
-    "char",
-    "unicode",
-    "glob",
-    "zeroblob",
-    "json",
-    "json_each",
-    "json_tree",
-    "pragma_table_info",
-    "sqlite_source_id",
-    "dbstat",
-    "pg_ls_waldir",
-    "pg_stat_file",
-    "pg_ls_logdir",
-    "pg_last_committed_xact",
-    "pg_wal_lsn",
-    "to_hex",
-    "extract",
-    "date_add",
-    "date_sub",
-    "timestamp",
-    "hour",
-    "minute",
-    "second",
-    "day",
-    "month",
-    "year",
-    "week",
-    "weekday",
-    "dayofweek",
-    "dayname",
-    "monthname",
-    "cast",
-    "convert",
-    "pg_get_keywords",
-    "pg_available_extensions",
-    "pg_stat_statements",
-    "pg_relation_filenode",
-    "pg_relation_filepath",
-];
-
 /// Functions with effects, and what they do.
 const EFFECTFUL: &[(&str, Class, &str)] = &[
     (
@@ -613,11 +371,12 @@ fn star_from_account_table(s: &[Tok]) -> Option<String> {
 }
 
 /// SQL text (one or more statements).
-pub(crate) fn sql(d: Dialect, text: &str) -> Verdict {
+/// `pure` lists the functions that only compute (the `sql.pure_functions` spec list).
+pub(crate) fn sql(d: Dialect, text: &str, pure: &[String]) -> Verdict {
     let stmts = tokenize(d, text)?;
     let mut out = Vec::new();
     for s in &stmts {
-        out.push(statement(d, s)?);
+        out.push(statement(d, s, pure)?);
     }
     Ok(out)
 }
@@ -637,11 +396,11 @@ fn class(c: Class, why: impl Into<String>) -> Result<Effect, String> {
     Ok(Effect::Class(c, why.into()))
 }
 
-fn statement(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
+fn statement(d: Dialect, s: &[Tok], pure: &[String]) -> Result<Effect, String> {
     let first = word(s.first());
     let second = word(s.get(1));
     match first {
-        "select" | "show" | "table" | "values" | "describe" | "desc" => reads(d, s),
+        "select" | "show" | "table" | "values" | "describe" | "desc" => reads(d, s, pure),
         "with" => {
             // A data-modifying CTE makes the whole statement modifying.
             for w in ["insert", "update", "delete", "merge"] {
@@ -649,7 +408,7 @@ fn statement(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
                     return class(Class::Destructive, format!("a `WITH` query runs `{w}`"));
                 }
             }
-            reads(d, s)
+            reads(d, s, pure)
         }
         "explain" => {
             let mut k = 1;
@@ -686,7 +445,7 @@ fn statement(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
                 k += 1;
             }
             if analyze {
-                statement(d, &s[k..])
+                statement(d, &s[k..], pure)
             } else {
                 class(Class::ReadOnly, "shows a query plan")
             }
@@ -695,7 +454,7 @@ fn statement(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
             if s.contains(&Tok::Punct('=')) {
                 class(Class::ConfigMutation, "sets a database pragma")
             } else {
-                reads(d, s)
+                reads(d, s, pure)
             }
         }
         "begin" | "commit" | "end" | "rollback" | "start" | "savepoint" | "release" | "use"
@@ -744,7 +503,7 @@ fn statement(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
             if has_word(s, "program") {
                 Err("`COPY … PROGRAM` runs a program on the server".into())
             } else if has_word(s, "to") && has_word(s, "stdout") {
-                reads(d, s)
+                reads(d, s, pure)
             } else if has_word(s, "from") && has_word(s, "stdin") {
                 class(Class::ConfigMutation, "`COPY … FROM STDIN` loads rows")
             } else {
@@ -760,7 +519,7 @@ fn statement(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
 }
 
 /// A statement that reads: every function it calls must be known, and `INTO` writes.
-fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
+fn reads(d: Dialect, s: &[Tok], pure: &[String]) -> Result<Effect, String> {
     let mut worst = (Class::ReadOnly, String::from("reads the database"));
     // `SHOW CREATE USER` prints the password hash, `SHOW CREATE SERVER` a FEDERATED
     // password.
@@ -783,7 +542,7 @@ fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
         match t {
             // `SELECT login, password, salt FROM user`, `rolpassword FROM pg_authid`.
             Tok::Word(w)
-                if crate::handlers::names_credential(w)
+                if crate::paths::names_credential(w)
                     || w == "subconninfo"
                     || w == "primary_conninfo"
                     || w == "pass"
@@ -831,7 +590,7 @@ fn reads(d: Dialect, s: &[Tok]) -> Result<Effect, String> {
             }
             Tok::Word(w) if s.get(k + 1) == Some(&Tok::Punct('(')) => {
                 // A qualified name (`pg_catalog.f(`) is judged by its last part.
-                if SYNTAX.contains(&w.as_str()) || PURE.contains(&w.as_str()) {
+                if SYNTAX.contains(&w.as_str()) || pure.contains(w) {
                     continue;
                 }
                 if w.starts_with("pg_stat_") && !w.contains("reset") {
@@ -951,99 +710,7 @@ pub(crate) fn sqlite_dot(text: &str) -> Verdict {
     }
 }
 
-/// Redis commands that only read.
-const REDIS_READ: &[&str] = &[
-    "ping",
-    "info",
-    "dbsize",
-    "get",
-    "mget",
-    "strlen",
-    "exists",
-    "ttl",
-    "pttl",
-    "expiretime",
-    "pexpiretime",
-    "type",
-    "keys",
-    "scan",
-    "hget",
-    "hmget",
-    "hgetall",
-    "hkeys",
-    "hvals",
-    "hlen",
-    "hexists",
-    "hscan",
-    "hstrlen",
-    "hrandfield",
-    "llen",
-    "lrange",
-    "lindex",
-    "lpos",
-    "scard",
-    "smembers",
-    "sismember",
-    "smismember",
-    "srandmember",
-    "sscan",
-    "sinter",
-    "sunion",
-    "sdiff",
-    "sintercard",
-    "zcard",
-    "zrange",
-    "zrangebyscore",
-    "zrangebylex",
-    "zrevrange",
-    "zrevrangebyscore",
-    "zrevrangebylex",
-    "zscore",
-    "zmscore",
-    "zrank",
-    "zrevrank",
-    "zscan",
-    "zcount",
-    "zlexcount",
-    "zrandmember",
-    "xlen",
-    "xrange",
-    "xrevrange",
-    "xinfo",
-    "xpending",
-    "getrange",
-    "substr",
-    "bitcount",
-    "bitpos",
-    "getbit",
-    "pfcount",
-    "geopos",
-    "geodist",
-    "geohash",
-    "georadius_ro",
-    "georadiusbymember_ro",
-    "geosearch",
-    "randomkey",
-    "dump",
-    "echo",
-    "time",
-    "lastsave",
-    "role",
-    "lolwut",
-    "sort_ro",
-    "object",
-    "touch",
-    "readonly",
-    "hello",
-    "select",
-    "auth",
-    "quit",
-    "lcs",
-    "json.get",
-    "ft.search",
-    "ft.info",
-    "ft._list",
-];
+// Redis commands that only read: the `redis.read_commands` list in specs/text.toml.
 
 const REDIS_WRITE: &[&str] = &[
     "set",
@@ -1162,7 +829,7 @@ const REDIS_SECRET_CONFIG: &[&str] = &[
 ];
 
 /// One redis-cli command line (`words[0]` is the command).
-pub(crate) fn redis(words: &[&str]) -> Verdict {
+pub(crate) fn redis(words: &[&str], read: &[String]) -> Verdict {
     let Some(cmd) = words.first().map(|c| c.to_lowercase()) else {
         return Err("an interactive redis-cli session is not modelled".into());
     };
@@ -1264,7 +931,7 @@ pub(crate) fn redis(words: &[&str]) -> Verdict {
             Class::Destructive,
             "shows every command, credentials included".into(),
         ),
-        r if REDIS_READ.contains(&r) => c(Class::ReadOnly, "reads keys or server state".into()),
+        r if read.iter().any(|x| x == r) => c(Class::ReadOnly, "reads keys or server state".into()),
         w if REDIS_WRITE.contains(&w) => c(
             Class::ConfigMutation,
             format!("`{}` writes data", w.to_uppercase()),
@@ -1285,6 +952,18 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
+    /// The pure SQL functions of the built-in specs.
+    fn pure() -> &'static [String] {
+        let p = crate::Policy::default_policy().unwrap_or_else(|e| panic!("default specs: {e}"));
+        p.list(crate::lists::List::SqlPureFunctions)
+    }
+
+    /// `redis` with the read-only commands of the built-in specs.
+    fn redis_default(words: &[&str]) -> Verdict {
+        let p = crate::Policy::default_policy().unwrap_or_else(|e| panic!("default specs: {e}"));
+        redis(words, p.list(crate::lists::List::RedisReadCommands))
+    }
+
     fn top(v: Verdict) -> Option<Class> {
         v.ok().map(|fx| {
             fx.iter()
@@ -1300,9 +979,9 @@ mod tests {
     #[test]
     fn sql_statements() {
         use Class::*;
-        let pg = |s| top(sql(Dialect::Postgres, s));
-        let my = |s| top(sql(Dialect::MySql, s));
-        let lite = |s| top(sql(Dialect::Sqlite, s));
+        let pg = |s| top(sql(Dialect::Postgres, s, pure()));
+        let my = |s| top(sql(Dialect::MySql, s, pure()));
+        let lite = |s| top(sql(Dialect::Sqlite, s, pure()));
         assert_eq!(pg("SELECT datname FROM pg_database;"), Some(ReadOnly));
         assert_eq!(
             pg("select pg_size_pretty(pg_database_size(current_database()))"),
@@ -1356,12 +1035,12 @@ mod tests {
         #[test]
         fn arbitrary_text_never_panics(s in "\\PC{0,120}") {
             for d in [Dialect::Postgres, Dialect::MySql, Dialect::Sqlite] {
-                let _ = sql(d, &s);
+                let _ = sql(d, &s, pure());
             }
             let _ = psql_meta(&s);
             let _ = sqlite_dot(&s);
             let words: Vec<&str> = s.split(' ').collect();
-            let _ = redis(&words);
+            let _ = redis_default(&words);
         }
     }
 
@@ -1379,23 +1058,29 @@ mod tests {
             Ok(vec![Effect::Write("/srv/b.db".into())])
         );
         assert_eq!(top(sqlite_dot(".shell rm x")), None);
-        assert_eq!(top(redis(&["INFO", "keyspace"])), Some(ReadOnly));
-        assert_eq!(top(redis(&["CONFIG", "GET", "maxmemory*"])), Some(ReadOnly));
-        assert_eq!(top(redis(&["config", "get", "*"])), Some(Destructive));
+        assert_eq!(top(redis_default(&["INFO", "keyspace"])), Some(ReadOnly));
         assert_eq!(
-            top(redis(&["CONFIG", "SET", "maxmemory", "512mb"])),
-            Some(ConfigMutation)
+            top(redis_default(&["CONFIG", "GET", "maxmemory*"])),
+            Some(ReadOnly)
         );
-        assert_eq!(top(redis(&["FLUSHALL"])), Some(Destructive));
-        assert_eq!(top(redis(&["sentinel", "masters"])), Some(ReadOnly));
         assert_eq!(
-            top(redis(&["SENTINEL", "failover", "mymaster"])),
+            top(redis_default(&["config", "get", "*"])),
             Some(Destructive)
         );
         assert_eq!(
-            top(redis(&["sentinel", "config", "set", "x", "y"])),
+            top(redis_default(&["CONFIG", "SET", "maxmemory", "512mb"])),
             Some(ConfigMutation)
         );
-        assert_eq!(top(redis(&["EVAL", "x", "0"])), None);
+        assert_eq!(top(redis_default(&["FLUSHALL"])), Some(Destructive));
+        assert_eq!(top(redis_default(&["sentinel", "masters"])), Some(ReadOnly));
+        assert_eq!(
+            top(redis_default(&["SENTINEL", "failover", "mymaster"])),
+            Some(Destructive)
+        );
+        assert_eq!(
+            top(redis_default(&["sentinel", "config", "set", "x", "y"])),
+            Some(ConfigMutation)
+        );
+        assert_eq!(top(redis_default(&["EVAL", "x", "0"])), None);
     }
 }

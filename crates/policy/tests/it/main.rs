@@ -12,6 +12,8 @@ mod corpus;
 mod depth;
 mod families;
 mod holes;
+mod layout;
+mod lists;
 mod metamorphic;
 mod props;
 mod sandbox;

@@ -55,6 +55,33 @@ fn malformed_specs_have_codes() {
         Policy::load(unknown_handler).unwrap_err().code(),
         "policy.spec.invalid"
     );
+    // A handler name is exact, and a handler that parses its own arguments only fits a
+    // top-level command (below it the generic parse has already run).
+    for name in ["Sed", "sed ", "git-config", "run_post", ""] {
+        let t =
+            format!("[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\nhandler = \"{name}\"");
+        assert_eq!(
+            Policy::load(&t).unwrap_err().code(),
+            "policy.spec.invalid",
+            "{name:?}"
+        );
+    }
+    for full in ["find", "sqlite", "redis", "test", "command", "kill"] {
+        let t = format!(
+            "[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\n[[command.sub]]\nnames = [\"y\"]\nhandler = \"{full}\""
+        );
+        assert_eq!(
+            Policy::load(&t).unwrap_err().code(),
+            "policy.spec.invalid",
+            "{full}"
+        );
+        let top =
+            format!("[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\nhandler = \"{full}\"");
+        assert!(
+            Policy::load_files_unchecked(&[("t", &top)]).is_ok(),
+            "{full} at the top"
+        );
+    }
     let bad_option =
         "[[command]]\nnames = [\"x\"]\nclass = \"read_only\"\noptions = [\"-n !explode\"]";
     assert_eq!(
@@ -101,4 +128,83 @@ fn short_options_are_found_across_the_whole_character_range() {
     assert_eq!(p.classify("tool -zA").class, Class::ReadOnly);
     assert_eq!(p.classify("tool -z~").class, Class::Destructive);
     assert!(p.classify("tool -Q").unknown);
+}
+
+/// `[[list]]` entries: a known name, a class, a reason, items and examples on both sides.
+#[test]
+fn allow_lists_are_checked_at_load() {
+    let cmd = "[[command]]\nnames = [\"sh\"]\nclass = \"read_only\"\n";
+    let list = |name: &str, body: &str| {
+        format!("{cmd}[[list]]\nname = \"{name}\"\nclass = \"read_only\"\n{body}")
+    };
+    let ok_body =
+        "reason = \"r\"\nitems = [\"errexit\"]\nmatch = [\"sh\"]\nnot_match = [\"rm -rf /\"]\n";
+    assert!(Policy::load(&list("shell.safe_options", ok_body)).is_ok());
+    for bad_name in ["shell.safe_option", "Shell.safe_options", "", "ssh"] {
+        let e = Policy::load(&list(bad_name, ok_body)).unwrap_err();
+        assert_eq!(e.code(), "policy.spec.invalid", "{bad_name:?}");
+    }
+    for bad_body in [
+        "reason = \"r\"\nitems = [\"errexit\"]\nmatch = []\nnot_match = [\"rm -rf /\"]\n",
+        "reason = \"r\"\nitems = [\"errexit\"]\nmatch = [\"sh\"]\nnot_match = []\n",
+        "reason = \"r\"\nitems = []\nmatch = [\"sh\"]\nnot_match = [\"rm -rf /\"]\n",
+        "reason = \"r\"\nitems = [\"\"]\nmatch = [\"sh\"]\nnot_match = [\"rm -rf /\"]\n",
+        "reason = \" \"\nitems = [\"errexit\"]\nmatch = [\"sh\"]\nnot_match = [\"rm -rf /\"]\n",
+    ] {
+        let e = Policy::load(&list("shell.safe_options", bad_body)).unwrap_err();
+        assert_eq!(e.code(), "policy.spec.invalid", "{bad_body}");
+    }
+    let e = Policy::load(&list(
+        "shell.safe_options",
+        &format!("{ok_body}extra = 1\n"),
+    ))
+    .unwrap_err();
+    assert_eq!(e.code(), "policy.spec.toml");
+    // The examples run: a `match` that is not read-only, a `not_match` that is.
+    for wrong in [
+        "reason = \"r\"\nitems = [\"errexit\"]\nmatch = [\"rm -rf /\"]\nnot_match = [\"rm -rf /\"]\n",
+        "reason = \"r\"\nitems = [\"errexit\"]\nmatch = [\"sh\"]\nnot_match = [\"sh\"]\n",
+    ] {
+        let e = Policy::load(&list("shell.safe_options", wrong)).unwrap_err();
+        assert_eq!(e.code(), "policy.spec.example", "{wrong}");
+    }
+    let twice = format!(
+        "{}[[list]]\nname = \"shell.safe_options\"\nclass = \"read_only\"\n{ok_body}",
+        list("shell.safe_options", ok_body)
+    );
+    assert_eq!(
+        Policy::load(&twice).unwrap_err().code(),
+        "policy.spec.duplicate"
+    );
+}
+
+/// Every allow-list a handler reads is defined by the built-in specs, once.
+#[test]
+fn the_default_specs_define_every_allow_list() {
+    let p = Policy::default_policy().unwrap();
+    let names = p.list_names();
+    for want in [
+        "ssh.safe_options",
+        "git.safe_config_prefixes",
+        "git.listing_options",
+        "git_config.reading_options",
+        "shell.safe_options",
+        "sudo.without_command",
+        "writes_log.quiet_options",
+        "getent.databases",
+        "set.safe_names",
+        "metadata.harmless_paths",
+        "docker_api.listings",
+        "parted.units",
+        "debugfs.reads",
+        "ansible.read_modules",
+        "ansible.noop_options",
+        "midclt.read_verbs",
+        "php.info_options",
+        "redis.read_commands",
+        "sql.pure_functions",
+    ] {
+        assert!(names.contains(&want), "{want} missing from the specs");
+    }
+    assert_eq!(names.len(), 19, "{names:?}");
 }

@@ -2,10 +2,11 @@
 //! when every statement or command they are given only reads (see `sql.rs`). A session
 //! without a command on the command line is not modelled.
 
+use super::common::{span0, spec_finding};
 use crate::classify::{ArgvOut, Engine};
 use crate::decision::{Class, Span};
-use crate::handlers::{span0, spec_finding};
 use crate::ir::Word;
+use crate::lists::List;
 use crate::opts::Parsed;
 use crate::spec::CmdSpec;
 use crate::sql::{self, Dialect, Effect};
@@ -70,7 +71,7 @@ pub(crate) fn psql(
             if t.starts_with('\\') {
                 sql::psql_meta(t)
             } else {
-                sql::sql(Dialect::Postgres, t)
+                sql::sql(Dialect::Postgres, t, e.policy.list(List::SqlPureFunctions))
             }
         },
         "psql",
@@ -90,7 +91,7 @@ pub(crate) fn mysql(e: &mut Engine<'_>, p: &Parsed<'_>, words: &[Word]) {
         p,
         words,
         "--execute",
-        |t| sql::sql(Dialect::MySql, t),
+        |t| sql::sql(Dialect::MySql, t, e.policy.list(List::SqlPureFunctions)),
         "mysql",
     );
     if !given && !p.has("--version") && !p.has("--help") {
@@ -220,7 +221,12 @@ pub(crate) fn sqlite(
             Some(t) if t.trim_start().starts_with('.') => {
                 apply(e, sql::sqlite_dot(t.trim()), c.span, "sqlite3")
             }
-            Some(t) => apply(e, sql::sql(Dialect::Sqlite, t), c.span, "sqlite3"),
+            Some(t) => apply(
+                e,
+                sql::sql(Dialect::Sqlite, t, e.policy.list(List::SqlPureFunctions)),
+                c.span,
+                "sqlite3",
+            ),
             None => e.fail(
                 "unknown.sql",
                 c.span,
@@ -365,5 +371,10 @@ pub(crate) fn redis(e: &mut Engine<'_>, spec: &CmdSpec, words: &[Word]) {
         );
         return;
     }
-    apply(e, sql::redis(&args), span, "redis-cli");
+    apply(
+        e,
+        sql::redis(&args, e.policy.list(List::RedisReadCommands)),
+        span,
+        "redis-cli",
+    );
 }
