@@ -95,7 +95,12 @@ pub(crate) enum Decision {
     Approve,
     /// Denied, with the reason the model receives (if the operator gave one).
     Deny(Option<String>),
+    /// Nobody could be asked (no terminal): denied, and the model is told so.
+    NoAnswer,
 }
+
+/// What the model receives when nobody could be asked.
+const NO_ANSWER_REASON: &str = "no terminal to ask the operator at: denied";
 
 /// Who answers approvals: the terminal, or a script in tests.
 pub(crate) trait Operator {
@@ -128,7 +133,7 @@ impl Operator for TerminalOperator {
     async fn approve_command(&mut self, question: String) -> Decision {
         if !std::io::stdin().is_terminal() {
             eprintln!("{question} [no terminal: denied]");
-            return Decision::Deny(None);
+            return Decision::NoAnswer;
         }
         tokio::task::spawn_blocking(move || {
             read_decision(
@@ -462,6 +467,14 @@ impl<'a, S: Sink> Follow<'a, S> {
                 pending = Some(match operator.approve_command(describe(e)).await {
                     Decision::Approve => {
                         tokio::spawn(async move { a.approve_execution(id).await.map_err(core) })
+                    }
+                    Decision::NoAnswer => {
+                        self.renderer.unanswered(id);
+                        tokio::spawn(async move {
+                            a.deny_execution(id, Some(NO_ANSWER_REASON))
+                                .await
+                                .map_err(core)
+                        })
                     }
                     Decision::Deny(reason) => {
                         self.renderer.denied(id, reason.as_deref());

@@ -474,3 +474,69 @@ replies:
     assert!(!sink.out.contains("You approved"), "{}", sink.out);
     server.shutdown().await;
 }
+
+/// Approve at the terminal: the command runs and its output is shown under it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_command_runs_and_its_output_is_shown() {
+    let home = tempfile::tempdir().unwrap();
+    // `eval` is not modelled by the classifier, so it needs a card; it only prints.
+    let script = nomos_mock_llm::Script::from_yaml(
+        r#"
+replies:
+  - kind: tool_calls
+    calls:
+      - name: propose_plan
+        arguments: {steps: [{title: Print a word, target: "host:local"}]}
+  - kind: tool_calls
+    calls:
+      - {name: update_plan_step, arguments: {seq: 1, status: running}}
+      - {name: run, arguments: {target: "host:local", command: "eval echo approved-run", reason: print, step: 1}}
+  - kind: tool_calls
+    expect: [{any_message_contains: "approved-run"}]
+    calls:
+      - {name: update_plan_step, arguments: {seq: 1, status: done}}
+      - {name: update_entity_attributes, arguments: {slug: "host:local", attributes: {printed: approved-run}}}
+      - {name: update_plan_step, arguments: {seq: 2, status: done}}
+      - {name: complete_task, arguments: {outcome: success, summary: "Printed it."}}
+"#,
+    )
+    .unwrap();
+    let server = nomos_mock_llm::MockServer::start(script).await.unwrap();
+    let agent = agent_for(&server, home.path()).await;
+    let mut operator = Scripted {
+        plan: true,
+        command: Some(Decision::Approve),
+        ..Scripted::default()
+    };
+    let mut sink = Captured::default();
+    let opts = Options {
+        mode: Mode::Face,
+        approve_plan: false,
+        style: Style::PLAIN,
+    };
+    let result = ask_with(&agent, None, "print a word", opts, &mut operator, &mut sink).await;
+    assert!(
+        server.failures().is_empty(),
+        "{:?}\n{}",
+        server.failures(),
+        sink.out
+    );
+    assert!(result.is_ok(), "{result:?}\n{}{}", sink.out, sink.err);
+    let card = &operator.asked[1];
+    assert!(
+        card.contains("`eval echo approved-run` on host:local? It is destructive: "),
+        "{card}"
+    );
+    let out = &sink.out;
+    for want in [
+        "  host:local $ eval echo approved-run  · destructive\n    needs your approval: ",
+        "    ✓ exit 0 · ",
+        "    │ approved-run\n",
+        "Outcome:  done — success",
+        "Commands: 1 run\n",
+        "Learned:  local printed = approved-run",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    server.shutdown().await;
+}

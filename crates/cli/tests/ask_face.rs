@@ -53,24 +53,52 @@ replies:
     .unwrap()
 }
 
-fn nomos(home: &Path, base_url: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nomos"))
-        .args(args)
-        .env_clear()
+/// How the binary is started.
+#[derive(Debug, Clone, Copy, Default)]
+struct Launch {
+    /// Under a pseudo-terminal (util-linux `script`), so standard output is a terminal.
+    pty: bool,
+    /// `NO_COLOR=1` in its environment.
+    no_color: bool,
+}
+
+fn nomos(home: &Path, base_url: &str, args: &[&str], launch: Launch) -> Output {
+    let bin = env!("CARGO_BIN_EXE_nomos");
+    let mut cmd = if launch.pty {
+        // One shell line for `script -c`: every word single-quoted (none holds a quote).
+        let line: Vec<String> = std::iter::once(bin)
+            .chain(args.iter().copied())
+            .map(|w| {
+                assert!(!w.contains('\''), "{w}");
+                format!("'{w}'")
+            })
+            .collect();
+        let mut c = Command::new("script");
+        c.args(["-qec", &line.join(" "), "/dev/null"]);
+        c
+    } else {
+        let mut c = Command::new(bin);
+        c.args(args);
+        c
+    };
+    cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
         .env("NOMOS_DATA_DIR", home.join("data"))
         .env("NOMOS_LLM_BASE_URL", base_url)
         .env("NOMOS_LLM_MODEL", "m")
         .env("NOMOS_LLM_API_KEY", "test-key")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
+        .stdin(std::process::Stdio::null());
+    if launch.no_color {
+        cmd.env("NO_COLOR", "1");
+    }
+    cmd.output()
+        .expect("util-linux `script` runs the pseudo-terminal tests")
 }
 
 /// Runs the task through the binary; returns stdout, stderr and the tool names the agent
 /// offered the model (every tool it declares).
-async fn run_task(extra: &[&str]) -> (String, String, Vec<String>, bool) {
+async fn run_task(extra: &[&str], launch: Launch) -> (String, String, Vec<String>, bool) {
     let home = tempfile::tempdir().unwrap();
     let missing = home.path().join("no-such-dir");
     let server = MockServer::start(script(&missing)).await.unwrap();
@@ -82,7 +110,7 @@ async fn run_task(extra: &[&str]) -> (String, String, Vec<String>, bool) {
     let args: Vec<String> = args.into_iter().map(str::to_owned).collect();
     let output = tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        nomos(&dir, &base, &args)
+        nomos(&dir, &base, &args, launch)
     })
     .await
     .unwrap();
@@ -127,7 +155,7 @@ fn model_notes() -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_face_shows_commands_with_their_output_and_no_plumbing() {
-    let (out, err, tools, ok) = run_task(&[]).await;
+    let (out, err, tools, ok) = run_task(&[], Launch::default()).await;
     assert!(ok, "{out}\n{err}");
     let all = format!("{out}{err}");
     // The plan once, then its step changes.
@@ -209,7 +237,7 @@ async fn the_face_shows_commands_with_their_output_and_no_plumbing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_prints_every_event_as_it_was_and_nothing_else() {
-    let (out, err, _, ok) = run_task(&["--json"]).await;
+    let (out, err, _, ok) = run_task(&["--json"], Launch::default()).await;
     assert!(ok, "{out}\n{err}");
     let mut kinds = Vec::new();
     for line in out.lines() {
@@ -241,7 +269,7 @@ async fn json_prints_every_event_as_it_was_and_nothing_else() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn verbose_prints_the_trace() {
-    let (out, err, _, ok) = run_task(&["--verbose"]).await;
+    let (out, err, _, ok) = run_task(&["--verbose"], Launch::default()).await;
     assert!(ok, "{out}\n{err}");
     // The old trace: tool calls with their arguments and the notes, on stderr.
     assert!(err.contains("  → propose_plan {"), "{err}");
@@ -250,4 +278,133 @@ async fn verbose_prints_the_trace() {
         "{err}"
     );
     assert!(err.contains("STOP. Wait for operator approval."), "{err}");
+}
+
+/// Colour on a terminal, none with `NO_COLOR`, and the same words either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn colour_only_on_a_terminal_without_no_color() {
+    let (tty, _, _, ok) = run_task(
+        &[],
+        Launch {
+            pty: true,
+            no_color: false,
+        },
+    )
+    .await;
+    assert!(ok, "{tty}");
+    assert!(
+        tty.contains("\u{1b}[1m"),
+        "no colour on a terminal:\n{tty:?}"
+    );
+    let (tty_no_color, _, _, ok) = run_task(
+        &[],
+        Launch {
+            pty: true,
+            no_color: true,
+        },
+    )
+    .await;
+    assert!(ok, "{tty_no_color}");
+    assert!(!tty_no_color.contains('\u{1b}'), "{tty_no_color:?}");
+    // Same words (ignoring colour, timings and the terminal's line ends).
+    let words = |s: &str| -> Vec<String> {
+        strip_sgr(&s.replace("\r\n", "\n"))
+            .lines()
+            // Timings and the temporary path differ between the two runs.
+            .filter(|l| !l.contains(" exit ") && !l.contains("ls: ") && !l.contains("/tmp"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let (a, b) = (words(&tty), words(&tty_no_color));
+    assert!(a.iter().any(|l| l.contains("seq 1 25")), "{a:?}");
+    // Model markdown differs by design (no rule under a heading, no backticks with colour);
+    // everything around it is the same.
+    let face = |v: &[String]| -> Vec<String> {
+        v.iter()
+            .filter(|l| {
+                l.starts_with("  host:")
+                    || l.starts_with("    │")
+                    || l.starts_with("· ")
+                    || l.starts_with("✓ ")
+                    || l.starts_with("→ ")
+            })
+            .cloned()
+            .collect()
+    };
+    assert_eq!(face(&a), face(&b));
+}
+
+/// The escape sequences the face writes for colour (`ESC [ digits m`) removed.
+fn strip_sgr(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(pos) = rest.find("\u{1b}[") {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 2..];
+        let digits = after.chars().take_while(char::is_ascii_digit).count();
+        assert!(
+            after[digits..].starts_with('m'),
+            "a non-SGR escape: {:?}",
+            &rest[pos..]
+        );
+        rest = &after[digits + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Without a terminal a command's card is denied, the face says why, and the model is told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_terminal_a_card_is_denied_and_the_model_told() {
+    let home = tempfile::tempdir().unwrap();
+    // `eval` is not modelled by the classifier: it needs a card. It would only print.
+    let script = Script::from_yaml(
+        r#"
+replies:
+  - kind: tool_calls
+    calls:
+      - name: propose_plan
+        arguments: {steps: [{title: Print a word, target: "host:local"}]}
+  - kind: tool_calls
+    calls:
+      - {name: update_plan_step, arguments: {seq: 1, status: running}}
+      - {name: run, arguments: {target: "host:local", command: "eval echo never-printed", reason: print, step: 1}}
+  - kind: tool_calls
+    expect: [{any_message_contains: "no terminal to ask the operator at"}]
+    calls:
+      - {name: update_plan_step, arguments: {seq: 1, status: skipped}}
+      - {name: update_plan_step, arguments: {seq: 2, status: skipped}}
+      - {name: complete_task, arguments: {outcome: partial, summary: "Nothing ran."}}
+"#,
+    )
+    .unwrap();
+    let server = MockServer::start(script).await.unwrap();
+    let base = server.base_url();
+    let dir = home.path().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        nomos(
+            &dir,
+            &base,
+            &["ask", "--approve-plan", "print a word"],
+            Launch::default(),
+        )
+    })
+    .await
+    .unwrap();
+    assert!(server.failures().is_empty(), "{:?}", server.failures());
+    server.shutdown().await;
+    let out = String::from_utf8(output.stdout).unwrap();
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "{out}\n{err}");
+    assert!(
+        err.contains("Approve `eval echo never-printed` on host:local? It is destructive: ")
+            && err.contains("[no terminal: denied]"),
+        "{err}"
+    );
+    assert!(
+        out.contains("✗ Denied: no terminal to ask you at; not run."),
+        "{out}"
+    );
+    assert!(!out.contains("│ never-printed"), "{out}");
+    assert!(out.contains("Commands: 0 run, 1 not run"), "{out}");
 }

@@ -108,7 +108,9 @@ pub struct Renderer {
     calls: HashMap<String, (String, Value)>,
     execs: HashMap<i64, ExecSeen>,
     exec_calls: HashSet<String>,
-    denials: HashMap<i64, Option<String>>,
+    /// Executions denied from this face: by the operator (with their reason), or because
+    /// nobody could be asked (`None`).
+    denials: HashMap<i64, Option<Option<String>>>,
     texts: HashMap<i64, TextStream>,
     approval_open: bool,
     learned: Vec<String>,
@@ -470,10 +472,11 @@ impl Renderer {
             ExecStatus::Cancelled => {
                 self.tally.not_run += 1;
                 let line = match self.denials.get(&e.id) {
-                    Some(Some(reason)) => {
+                    Some(Some(Some(reason))) => {
                         format!("You denied it: {}; not run.", term::line(reason))
                     }
-                    Some(None) => "You denied it; not run.".to_owned(),
+                    Some(Some(None)) => "You denied it; not run.".to_owned(),
+                    Some(None) => "Denied: no terminal to ask you at; not run.".to_owned(),
                     None if was_waiting => "Denied; not run.".to_owned(),
                     None => "Cancelled.".to_owned(),
                 };
@@ -487,7 +490,12 @@ impl Renderer {
 
     /// The operator denied execution `id` (with the reason the model receives).
     pub fn denied(&mut self, id: i64, reason: Option<&str>) {
-        self.denials.insert(id, reason.map(str::to_owned));
+        self.denials.insert(id, Some(reason.map(str::to_owned)));
+    }
+
+    /// Execution `id` was denied because nobody could be asked (no terminal).
+    pub fn unanswered(&mut self, id: i64) {
+        self.denials.insert(id, None);
     }
 
     // ---- tools ---------------------------------------------------------------------------

@@ -549,6 +549,25 @@ fn approvals_show_class_and_reason_and_a_denial_its_reason() {
             "{out}"
         );
     }
+    // Nobody to ask: said as it is, not as the operator's denial.
+    let mut r = Renderer::new(Style::PLAIN);
+    let mut e = exec(6, "c", ExecStatus::AwaitingApproval);
+    e.class = CommandClass::Destructive;
+    feed_all(&mut r, &[ev_exec(&e)]);
+    r.unanswered(6);
+    e.status = ExecStatus::Cancelled;
+    let (out, _) = feed_all(&mut r, &[ev_exec(&e)]);
+    assert!(
+        out.contains("✗ Denied: no terminal to ask you at; not run."),
+        "{out}"
+    );
+    // Cancelled without a card: cancelled, not denied.
+    let mut e = exec(7, "c", ExecStatus::Running);
+    let mut r = Renderer::new(Style::PLAIN);
+    feed_all(&mut r, &[ev_exec(&e)]);
+    e.status = ExecStatus::Cancelled;
+    let (out, _) = feed_all(&mut r, &[ev_exec(&e)]);
+    assert!(out.contains("✗ Cancelled."), "{out}");
     // A config change inside the window says why it ran without asking.
     let mut e = exec(5, "c", ExecStatus::Running);
     e.class = CommandClass::ConfigMutation;
@@ -908,6 +927,28 @@ fn the_summary_says_outcome_steps_commands_learned_and_session() {
         assert!(sum.contains(want), "{want:?} missing:\n{sum}");
     }
     assert!(!sum.contains("**"), "{sum}");
+    // Waiting for an answer to the model's question: says how to answer.
+    let mut asking = Renderer::new(Style::PLAIN);
+    let (q, _) = feed_all(
+        &mut asking,
+        &[
+            call("q", "ask_operator", json!({"question": "Which **disk**?"})),
+            result(
+                "q",
+                "ask_operator",
+                "Question shown to the operator. STOP and wait for the answer.",
+                false,
+            ),
+        ],
+    );
+    assert_eq!(q, "? Which disk?\n");
+    let mut open = view.clone();
+    open.session.status = SessionStatus::Executing;
+    let sum = asking.summary(&open, false);
+    assert!(
+        sum.contains("waiting for your answer — reply with: nomos ask --session 7 \"…\""),
+        "{sum}"
+    );
     // Waiting for the plan's approval: says how to approve.
     let mut waiting = view.clone();
     waiting.session.status = SessionStatus::Planning;
