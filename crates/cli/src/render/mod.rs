@@ -164,7 +164,12 @@ impl Renderer {
                 message_id, notice, ..
             } => self.restart(*message_id, notice, &mut out),
             AgentEvent::Message { message, .. } => self.message(message, &mut out),
-            AgentEvent::ToolCall { call, .. } => {
+            AgentEvent::ToolCall {
+                call, message_id, ..
+            } => {
+                // The reply streamed before its tool calls: its last line (with no line
+                // break) is shown now, above the commands, not after them.
+                self.flush_partial(*message_id, &mut out);
                 let args = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
                 self.calls
                     .insert(call.call_id.clone(), (call.name.clone(), args));
@@ -281,6 +286,22 @@ impl Renderer {
         let t = self.stream(id);
         t.finished = true;
         t.md.reset();
+    }
+
+    /// Shows the unfinished last line of a streamed reply as a line of its own.
+    fn flush_partial(&mut self, id: i64, out: &mut Chunks) {
+        let Some(t) = self.texts.get_mut(&id) else {
+            return;
+        };
+        if t.finished || t.done >= t.seen.len() {
+            return;
+        }
+        let line = t.seen[t.done..].to_owned();
+        t.done = t.seen.len();
+        t.printed = true;
+        let text = t.md.line(&line);
+        self.question = None;
+        out.push((Out::Stdout, text));
     }
 
     fn restart(&mut self, id: i64, notice: &str, out: &mut Chunks) {

@@ -839,6 +839,52 @@ fn model_text_streams_as_rendered_markdown_whatever_the_chunks() {
 }
 
 #[test]
+fn text_before_a_command_is_shown_before_it() {
+    // The agent streams the reply, then runs its tool calls, then finishes the message: a
+    // last line without a line break must not end up under the command's output.
+    for text in [
+        "Let me check the disk first.",
+        "Two lines:\nthen the **check**",
+        "Ends with a break.\n",
+    ] {
+        let mut e = exec(1, "c1", ExecStatus::Finished);
+        e.exit_code = Some(0);
+        e.stdout = "out-line\n".into();
+        let out = plain(&[
+            assistant(4, "", true),
+            delta(4, &text[..text.len() / 2]),
+            delta(4, &text[text.len() / 2..]),
+            AgentEvent::ToolCall {
+                session_id: S,
+                message_id: 4,
+                call: ToolCall {
+                    call_id: "c1".into(),
+                    name: "run".into(),
+                    arguments: json!({"target": "host:local", "command": "df -h"}).to_string(),
+                    result: None,
+                    is_error: false,
+                },
+            },
+            ev_exec(&e),
+            result(
+                "c1",
+                "run",
+                "Execution 1 on host:local: finished, exit 0",
+                false,
+            ),
+            assistant(4, text, false),
+        ]);
+        let rendered = markdown::render(Style::PLAIN, text.trim_end_matches('\n'));
+        assert!(out.starts_with(&rendered), "{text:?}:\n{out}");
+        assert_eq!(out.matches("out-line").count(), 1, "{out}");
+        assert!(
+            out.trim_end().ends_with("out-line"),
+            "nothing after the output:\n{out}"
+        );
+    }
+}
+
+#[test]
 fn a_retried_attempt_replaces_the_partial_text() {
     let q = "The question \"why\" has three answers.";
     for cuts in [
