@@ -689,6 +689,17 @@ impl Renderer {
                 out.push(self.say(format!("{} {}", s.yellow("?"), body)));
                 return;
             }
+            // The only way a completion that was not refused says "partial": the model asked
+            // for success, but nothing the commands found was recorded as a fact.
+            "complete_task"
+                if arg("outcome") == "success" && result.starts_with("Completed as partial") =>
+            {
+                Some(
+                    "Recorded as partial, not success: what the commands found was not written \
+                     back as facts."
+                        .to_owned(),
+                )
+            }
             // Shown by the plan, the commands and the summary.
             _ => None,
         };

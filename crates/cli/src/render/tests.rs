@@ -839,6 +839,38 @@ fn model_text_streams_as_rendered_markdown_whatever_the_chunks() {
 }
 
 #[test]
+fn a_success_downgraded_to_partial_says_why_in_operator_words() {
+    let downgraded = "Completed as partial, not success: Outcome downgraded to partial: plan v1 ran 2 command(s) that gathered facts, but none were written back to the knowledge graph. Call update_entity_attributes for every entity you inspected.";
+    let out = plain(&[
+        call(
+            "c",
+            "complete_task",
+            json!({"outcome": "success", "summary": "ok"}),
+        ),
+        result("c", "complete_task", downgraded, false),
+    ]);
+    assert_eq!(
+        out,
+        "· Recorded as partial, not success: what the commands found was not written back as facts.\n"
+    );
+    // A completion as asked prints nothing of its own (the summary says it).
+    for (outcome, text) in [
+        ("success", "Task completed. The operator has been notified."),
+        ("partial", "Task completed. The operator has been notified."),
+    ] {
+        let out = plain(&[
+            call(
+                "c",
+                "complete_task",
+                json!({"outcome": outcome, "summary": "ok"}),
+            ),
+            result("c", "complete_task", text, false),
+        ]);
+        assert_eq!(out, "", "{outcome}");
+    }
+}
+
+#[test]
 fn text_before_a_command_is_shown_before_it() {
     // The agent streams the reply, then runs its tool calls, then finishes the message: a
     // last line without a line break must not end up under the command's output.
