@@ -18,7 +18,7 @@ pub mod trace;
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use nomos_protocol::{
     AgentEvent, CommandClass, ExecStatus, Execution, Message, PlanStep, Role, SessionStatus,
@@ -84,6 +84,8 @@ struct TextStream {
 struct ExecSeen {
     status: Option<ExecStatus>,
     waited_for_approval: bool,
+    /// Its turn went on without it: the result, when it comes, names the command again.
+    background: bool,
 }
 
 /// Counts for the final summary.
@@ -107,7 +109,8 @@ pub struct Renderer {
     steps: HashMap<i64, StepStatus>,
     calls: HashMap<String, (String, Value)>,
     execs: HashMap<i64, ExecSeen>,
-    exec_calls: HashSet<String>,
+    /// The execution each `run` call created.
+    exec_calls: HashMap<String, i64>,
     /// Executions denied from this face: by the operator (with their reason), or because
     /// nobody could be asked (`None`).
     denials: HashMap<i64, Option<Option<String>>>,
@@ -130,7 +133,7 @@ impl Renderer {
             steps: HashMap::new(),
             calls: HashMap::new(),
             execs: HashMap::new(),
-            exec_calls: HashSet::new(),
+            exec_calls: HashMap::new(),
             denials: HashMap::new(),
             texts: HashMap::new(),
             approval_open: false,
@@ -432,7 +435,7 @@ impl Renderer {
     fn execution(&mut self, e: &Execution, out: &mut Chunks) {
         let s = self.style;
         if let Some(call) = &e.call_id {
-            self.exec_calls.insert(call.clone());
+            self.exec_calls.insert(call.clone(), e.id);
         }
         let first = !self.execs.contains_key(&e.id);
         let seen = self.execs.entry(e.id).or_default();
@@ -440,6 +443,8 @@ impl Renderer {
             return;
         }
         let was_waiting = seen.waited_for_approval;
+        // A result that comes after other output names its command again.
+        let renamed = !first && (seen.background || seen.waited_for_approval);
         seen.status = Some(e.status);
         if e.status == ExecStatus::AwaitingApproval {
             seen.waited_for_approval = true;
@@ -459,6 +464,13 @@ impl Renderer {
                     term::line(&e.reason)
                 ));
             }
+        }
+        let ended = !matches!(
+            e.status,
+            ExecStatus::Queued | ExecStatus::Running | ExecStatus::AwaitingApproval
+        );
+        if renamed && ended {
+            text.push_str(&command_header(s, &e.target, &e.canonical, e.class));
         }
         match e.status {
             ExecStatus::Queued | ExecStatus::Running => {}
@@ -542,18 +554,22 @@ impl Renderer {
                 .to_owned()
         };
         if name == "run" {
-            if self.exec_calls.contains(call_id) {
-                // Still running after the inline wait: say where its result will come.
-                if !is_error
-                    && self
-                        .execs
-                        .values()
-                        .any(|e| e.status == Some(ExecStatus::Running))
-                    && result.contains("still running")
-                {
+            if let Some(id) = self.exec_calls.get(call_id) {
+                // Still running after the inline wait: its result comes when it ends.
+                let id = *id;
+                let running = self
+                    .execs
+                    .get(&id)
+                    .is_some_and(|e| e.status == Some(ExecStatus::Running));
+                if running && !is_error {
+                    if let Some(e) = self.execs.get_mut(&id) {
+                        e.background = true;
+                    }
                     out.push(self.say(format!(
                         "    {}\n",
-                        s.dim("… still running; its result is shown when it ends")
+                        s.dim(
+                            "… still running in the background; its result is shown when it ends"
+                        )
                     )));
                 }
                 return;

@@ -871,6 +871,62 @@ fn a_success_downgraded_to_partial_says_why_in_operator_words() {
 }
 
 #[test]
+fn a_command_still_running_says_so_and_its_result_follows() {
+    let mut r = Renderer::new(Style::PLAIN);
+    let mut slow = exec(3, "slow", ExecStatus::Running);
+    slow.canonical = "sleep 60".into();
+    let other = exec(4, "other", ExecStatus::Running);
+    let (out, _) = feed_all(
+        &mut r,
+        &[
+            ev_exec(&other),
+            call(
+                "slow",
+                "run",
+                json!({"target": "host:local", "command": "sleep 60"}),
+            ),
+            ev_exec(&slow),
+            result(
+                "slow",
+                "run",
+                "Execution 3 is still running; it continues in the background and its result will be delivered to you when it finishes. Do not start it again.",
+                false,
+            ),
+        ],
+    );
+    assert!(
+        out.ends_with("  host:local $ sleep 60  · read-only\n    … still running in the background; its result is shown when it ends\n"),
+        "{out}"
+    );
+    assert!(!out.contains("Do not start"), "{out}");
+    // Another command that finished inline says nothing of the kind.
+    let mut quick = exec(5, "quick", ExecStatus::Finished);
+    quick.exit_code = Some(0);
+    let (out, _) = feed_all(
+        &mut r,
+        &[
+            ev_exec(&quick),
+            result(
+                "quick",
+                "run",
+                "Execution 5 on host:local: finished, exit 0",
+                false,
+            ),
+        ],
+    );
+    assert!(!out.contains("still running"), "{out}");
+    // The slow one ends later, in a continuation: its result is shown then.
+    slow.status = ExecStatus::Finished;
+    slow.exit_code = Some(0);
+    slow.duration_ms = Some(60_000);
+    let (out, _) = feed_all(&mut r, &[ev_exec(&slow)]);
+    assert_eq!(
+        out,
+        "  host:local $ sleep 60  · read-only\n    ✓ exit 0 · 1 min 0 s\n    (no output)\n"
+    );
+}
+
+#[test]
 fn text_before_a_command_is_shown_before_it() {
     // The agent streams the reply, then runs its tool calls, then finishes the message: a
     // last line without a line break must not end up under the command's output.
