@@ -118,6 +118,8 @@ pub struct Renderer {
     approval_open: bool,
     learned: Vec<String>,
     tally: Tally,
+    /// The execution whose lines were the last ones printed.
+    last_block: Option<i64>,
     /// The last thing the model did was ask the operator this.
     question: Option<String>,
 }
@@ -139,6 +141,7 @@ impl Renderer {
             approval_open: false,
             learned: Vec::new(),
             tally: Tally::default(),
+            last_block: None,
             question: None,
         }
     }
@@ -223,6 +226,9 @@ impl Renderer {
                 }
             }
             AgentEvent::TurnStarted { .. } | AgentEvent::ApprovalRequested { .. } => {}
+        }
+        if !out.is_empty() && !matches!(event, AgentEvent::Execution { .. }) {
+            self.last_block = None;
         }
         out
     }
@@ -444,7 +450,9 @@ impl Renderer {
         }
         let was_waiting = seen.waited_for_approval;
         // A result that comes after other output names its command again.
-        let renamed = !first && (seen.background || seen.waited_for_approval);
+        let renamed = !first
+            && self.last_block != Some(e.id)
+            && (seen.background || seen.waited_for_approval);
         seen.status = Some(e.status);
         if e.status == ExecStatus::AwaitingApproval {
             seen.waited_for_approval = true;
@@ -517,6 +525,7 @@ impl Renderer {
             }
         }
         if !text.is_empty() {
+            self.last_block = Some(e.id);
             out.push(self.say(text));
         }
     }

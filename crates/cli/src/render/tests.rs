@@ -544,6 +544,8 @@ fn approvals_show_class_and_reason_and_a_denial_its_reason() {
         r.denied(4, Some("not during business hours"));
         e.status = ExecStatus::Cancelled;
         let (out, _) = feed_all(&mut r, &[ev_exec(&e)]);
+        // Right under its card: the command is not repeated.
+        assert!(!out.contains("systemctl"), "{out}");
         assert!(
             out.contains("You denied it: not during business hours; not run."),
             "{out}"
@@ -915,7 +917,7 @@ fn a_command_still_running_says_so_and_its_result_follows() {
         ],
     );
     assert!(!out.contains("still running"), "{out}");
-    // The slow one ends later, in a continuation: its result is shown then.
+    // The slow one ends later, in a continuation: its result is shown then, under its name.
     slow.status = ExecStatus::Finished;
     slow.exit_code = Some(0);
     slow.duration_ms = Some(60_000);
