@@ -18,6 +18,9 @@ pub struct Markdown {
     fence: Option<(char, usize)>,
 }
 
+/// Deepest indentation of a fence line (a fence in a nested list item).
+const FENCE_INDENT: usize = 8;
+
 /// Width of the rule under a heading or for a thematic break, at most.
 const RULE_MAX: usize = 60;
 
@@ -41,14 +44,15 @@ impl Markdown {
         let trimmed = line.trim_start_matches(' ');
         let indent = line.len() - trimmed.len();
 
+        // Fences inside list items are indented with the item's text.
         if let Some((ch, len)) = self.fence {
-            if indent <= 3 && is_fence_close(trimmed, ch, len) {
+            if indent <= FENCE_INDENT && is_fence_close(trimmed, ch, len) {
                 self.fence = None;
                 return String::new();
             }
             return format!("    {}\n", s.cyan(line));
         }
-        if indent <= 3
+        if indent <= FENCE_INDENT
             && let Some((ch, len)) = fence_open(trimmed)
         {
             self.fence = Some((ch, len));
@@ -452,6 +456,11 @@ mod tests {
         assert_eq!(plain("~~~\nx\n~~~"), "    x\n");
         assert_eq!(plain("````\n```\n````"), "    ```\n");
         assert_eq!(plain("```\nopen"), "    open\n");
+        // A fence inside a list item, indented with its text.
+        assert_eq!(
+            plain("- step:\n    ```\n    ls **x**\n    ```\n- next"),
+            "  • step:\n        ls **x**\n  • next\n"
+        );
     }
 
     #[test]
