@@ -1,15 +1,21 @@
 //! `nomos ask "<task>"`: the agent without a window. Approvals are asked at the terminal;
 //! without a terminal nothing is approved unless the operator said so with a flag, and no
 //! flag approves a destructive command.
+//!
+//! Three faces over the same events: the operator's ([`crate::render::Renderer`], the
+//! default), the trace (`--verbose`: tool calls, arguments, notes, as the agent sent them)
+//! and the event lines (`--json`, one JSON object per event, unchanged by the others).
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::time::Duration;
 
-use nomos_agent::{Agent, AgentConfig, setup};
-use nomos_protocol::{AgentEvent, Execution, SessionStatus};
+use nomos_agent::{Agent, AgentConfig, EventStream, setup};
+use nomos_protocol::{AgentEvent, ExecStatus, Execution, SessionStatus};
 use nomos_store::Store;
+use tokio::task::JoinHandle;
 
 use crate::error::CliError;
+use crate::render::{Out, Renderer, style::Style, trace::trace};
 use crate::term;
 
 #[derive(Debug, clap::Args)]
@@ -23,11 +29,36 @@ pub struct AskArgs {
     /// Print every agent event as one JSON object per line.
     #[arg(long)]
     json: bool,
+    /// Print the trace: every tool call with its arguments and result, and the notes Nomos
+    /// writes for the model.
+    #[arg(long, conflicts_with = "json")]
+    verbose: bool,
     /// Approve the plan without asking (its config changes then run inside the approval
     /// window). Destructive commands still need an answer at the terminal, and are denied
     /// without one.
     #[arg(long)]
     approve_plan: bool,
+}
+
+/// How events are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// The operator's face.
+    Face,
+    /// The trace (`--verbose`).
+    Trace,
+    /// One JSON object per event (`--json`).
+    Json,
+}
+
+impl Mode {
+    fn from_flags(json: bool, verbose: bool) -> Self {
+        match (json, verbose) {
+            (true, _) => Self::Json,
+            (false, true) => Self::Trace,
+            (false, false) => Self::Face,
+        }
+    }
 }
 
 pub fn run(args: AskArgs) -> Result<(), CliError> {
@@ -58,151 +89,129 @@ async fn open_agent() -> Result<Agent, CliError> {
     Ok(agent)
 }
 
-/// Asks a yes/no question on the terminal; no terminal means no.
-async fn confirm(question: String) -> bool {
-    if !std::io::stdin().is_terminal() {
-        eprintln!("{question} [no terminal: denied]");
-        return false;
-    }
-    tokio::task::spawn_blocking(move || {
-        eprint!("{question} [y/N] ");
-        let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line).is_ok()
-            && matches!(line.trim(), "y" | "Y" | "yes" | "Yes")
-    })
-    .await
-    .unwrap_or(false)
+/// The operator's answer to a command's approval card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Decision {
+    Approve,
+    /// Denied, with the reason the model receives (if the operator gave one).
+    Deny(Option<String>),
+    /// Nobody could be asked (no terminal): denied, and the model is told so.
+    NoAnswer,
 }
 
-/// Where a rendered event goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Out {
-    /// The model's own text.
-    Stdout,
-    /// Everything around it: notes, tool cards, plans, status, errors.
-    Stderr,
+/// What the model receives when nobody could be asked.
+const NO_ANSWER_REASON: &str = "no terminal to ask the operator at: denied";
+
+/// Who answers approvals: the terminal, or a script in tests.
+pub(crate) trait Operator {
+    /// A yes/no question about a plan.
+    async fn approve_plan(&mut self, question: String) -> bool;
+    /// A command's approval card.
+    async fn approve_command(&mut self, question: String) -> Decision;
 }
 
-/// What one event prints, if anything (a trailing newline included where one belongs). Every
-/// piece of text that came from the model, a command or a host goes through [`term`] (B3).
-fn render(event: &AgentEvent, json: bool) -> Option<(Out, String)> {
-    if json {
-        let line = serde_json::to_string(event).ok()?;
-        return Some((Out::Stdout, format!("{}\n", term::json(&line))));
+/// The operator at this terminal; no terminal means no.
+#[derive(Debug)]
+struct TerminalOperator;
+
+impl Operator for TerminalOperator {
+    async fn approve_plan(&mut self, question: String) -> bool {
+        if !std::io::stdin().is_terminal() {
+            eprintln!("{question} [no terminal: denied]");
+            return false;
+        }
+        tokio::task::spawn_blocking(move || {
+            eprint!("{question} [y/N] ");
+            let _ = std::io::stderr().flush();
+            let mut line = String::new();
+            std::io::stdin().lock().read_line(&mut line).is_ok() && is_yes(&line)
+        })
+        .await
+        .unwrap_or(false)
     }
-    let err = |s: String| Some((Out::Stderr, s));
-    match event {
-        // The text face prints a reply whole when its message is finished (below): an
-        // attempt cut and retried must not leave its partial text on stdout.
-        AgentEvent::TextDelta { .. } => None,
-        AgentEvent::Message { message, .. }
-            if message.role == nomos_protocol::Role::Assistant && !message.pending =>
-        {
-            if message.text.is_empty() {
-                None
-            } else {
-                Some((Out::Stdout, format!("{}\n", term::block(&message.text))))
+
+    async fn approve_command(&mut self, question: String) -> Decision {
+        if !std::io::stdin().is_terminal() {
+            eprintln!("{question} [no terminal: denied]");
+            return Decision::NoAnswer;
+        }
+        tokio::task::spawn_blocking(move || {
+            read_decision(
+                &question,
+                &mut std::io::stdin().lock(),
+                &mut std::io::stderr(),
+            )
+        })
+        .await
+        .unwrap_or(Decision::Deny(None))
+    }
+}
+
+fn is_yes(answer: &str) -> bool {
+    matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES")
+}
+
+/// Asks about one command on `prompt` and reads the answer from `input`: yes approves;
+/// anything else denies, and a second line is the reason the model receives (empty: none).
+/// The end of input denies.
+pub(crate) fn read_decision(
+    question: &str,
+    input: &mut dyn std::io::BufRead,
+    prompt: &mut dyn std::io::Write,
+) -> Decision {
+    let _ = write!(prompt, "{question} [y/N] ");
+    let _ = prompt.flush();
+    let mut line = String::new();
+    match input.read_line(&mut line) {
+        Ok(0) | Err(_) => return Decision::Deny(None),
+        Ok(_) if is_yes(&line) => return Decision::Approve,
+        Ok(_) => {}
+    }
+    let _ = write!(prompt, "Reason for the model (Enter for none): ");
+    let _ = prompt.flush();
+    let mut reason = String::new();
+    let _ = input.read_line(&mut reason);
+    let reason = reason.trim();
+    Decision::Deny((!reason.is_empty()).then(|| reason.to_owned()))
+}
+
+/// Where the faces write.
+pub(crate) trait Sink {
+    fn write(&mut self, out: Out, text: &str);
+}
+
+/// Standard output and standard error.
+#[derive(Debug)]
+struct Stdio;
+
+impl Sink for Stdio {
+    fn write(&mut self, out: Out, text: &str) {
+        match out {
+            Out::Stdout => {
+                let mut o = std::io::stdout().lock();
+                let _ = o.write_all(text.as_bytes());
+                let _ = o.flush();
+            }
+            Out::Stderr => {
+                let _ = std::io::stderr().write_all(text.as_bytes());
             }
         }
-        // The attempt restarted: its partial text is void (nothing of it was printed) and the
-        // operator sees why ("no reply from the model for 2 min — retrying (2/3)").
-        AgentEvent::ModelRetrying { notice, .. } => err(format!("· {}\n", term::line(notice))),
-        AgentEvent::Message { message, .. } if message.role == nomos_protocol::Role::System => {
-            err(format!("· {}\n", term::block(&message.text)))
-        }
-        AgentEvent::ToolCall { call, .. } => err(format!(
-            "  → {} {}\n",
-            term::line(&call.name),
-            term::line(&call.arguments)
-        )),
-        AgentEvent::ToolResult {
-            name,
-            result,
-            is_error,
-            ..
-        } => {
-            let first = result.lines().next().unwrap_or_default();
-            err(format!(
-                "  ← {}{}: {}\n",
-                term::line(name),
-                if *is_error { " (refused/failed)" } else { "" },
-                term::line(first)
-            ))
-        }
-        AgentEvent::Plan { steps, .. } => {
-            let generation = steps.iter().map(|s| s.generation).max().unwrap_or(0);
-            let mut out = format!("Plan v{generation}:\n");
-            for s in steps.iter().filter(|s| s.generation == generation) {
-                out.push_str(&format!(
-                    "  {}. [{:?}] {}{}\n",
-                    s.seq,
-                    s.status,
-                    term::line(&s.title),
-                    s.target
-                        .as_deref()
-                        .map(|t| format!(" ({})", term::line(t)))
-                        .unwrap_or_default()
-                ));
-            }
-            err(out)
-        }
-        AgentEvent::TaskStatus {
-            status,
-            outcome,
-            summary,
-            ..
-        } => err(format!(
-            "status: {status:?}{}{}\n",
-            outcome.map(|o| format!(" ({o:?})")).unwrap_or_default(),
-            summary
-                .as_ref()
-                .map(|s| format!(": {}", term::block(s)))
-                .unwrap_or_default()
-        )),
-        AgentEvent::Error { code, message, .. } => err(format!(
-            "error [{}]: {}\n",
-            term::line(code.as_str()),
-            term::block(message)
-        )),
-        _ => None,
     }
 }
 
-fn print_event(event: &AgentEvent, json: bool) {
-    let Some((out, text)) = render(event, json) else {
-        return;
-    };
-    match out {
-        Out::Stdout => {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-        }
-        Out::Stderr => eprint!("{text}"),
-    }
-}
-
-async fn wait_settled(agent: &Agent, session: i64) -> Result<(), CliError> {
-    loop {
-        if agent
-            .is_settled(session)
-            .map_err(|e| CliError::Core(e.code(), e.to_string()))?
-        {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// The approval prompt for one command: the command, target and reason are escaped, so no
-/// text in them can redraw the prompt (B3).
+/// The approval prompt for one command: the command, target, class and reason are escaped,
+/// so no text in them can redraw the prompt (B3).
 fn describe(e: &Execution) -> String {
     format!(
-        "Run `{}` on {} ({:?}: {})?",
+        "Approve `{}` on {}? It is {}: {}.",
         term::line(&e.canonical),
         term::line(&e.target),
-        e.class,
-        term::line(&e.reason)
+        match e.class {
+            nomos_protocol::CommandClass::ReadOnly => "read-only",
+            nomos_protocol::CommandClass::ConfigMutation => "a config change",
+            nomos_protocol::CommandClass::Destructive => "destructive",
+        },
+        term::line(e.reason.trim_end_matches('.'))
     )
 }
 
@@ -226,10 +235,58 @@ fn task_text(arg: &str, input: &mut dyn std::io::Read) -> Result<String, CliErro
 async fn ask(args: AskArgs) -> Result<(), CliError> {
     let task = task_text(&args.task, &mut std::io::stdin().lock())?;
     let agent = open_agent().await?;
-    follow(agent, args.json, args.approve_plan, |agent| async move {
-        agent.send(args.session, &task).await.map_err(core)
-    })
+    let opts = Options {
+        mode: Mode::from_flags(args.json, args.verbose),
+        approve_plan: args.approve_plan,
+        style: Style::detect(),
+    };
+    ask_with(
+        &agent,
+        args.session,
+        &task,
+        opts,
+        &mut TerminalOperator,
+        &mut Stdio,
+    )
     .await
+}
+
+/// What a follow prints and approves by itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    pub mode: Mode,
+    pub approve_plan: bool,
+    pub style: Style,
+}
+
+/// Sends the task (a new session, or `session`), then follows it to the end.
+pub(crate) async fn ask_with(
+    agent: &Agent,
+    session: Option<i64>,
+    task: &str,
+    opts: Options,
+    operator: &mut impl Operator,
+    sink: &mut impl Sink,
+) -> Result<(), CliError> {
+    let events = agent.subscribe();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let worker = agent.spawn_workers(stop.clone());
+    let approval_open = match session {
+        Some(id) => agent.session_view(id).map_err(core)?.approval_open,
+        None => false,
+    };
+    let result = async {
+        // Accepted (or refused) before the turn runs; the turn itself is heard as events.
+        let id = agent.submit(session, task).await.map_err(core)?;
+        let mut f = Follow::new(agent, id, events, opts, sink);
+        f.renderer.prime_approval(approval_open);
+        f.wait_done = true;
+        f.run(None, operator).await
+    }
+    .await;
+    stop.cancel();
+    let _ = worker.await;
+    result
 }
 
 /// `nomos resume`: arguments.
@@ -240,6 +297,9 @@ pub struct ResumeArgs {
     /// Print every agent event as one JSON object per line.
     #[arg(long)]
     json: bool,
+    /// Print the trace (see `nomos ask --verbose`).
+    #[arg(long, conflicts_with = "json")]
+    verbose: bool,
     /// Approve the plan without asking (see `nomos ask --approve-plan`).
     #[arg(long)]
     approve_plan: bool,
@@ -254,16 +314,33 @@ pub fn resume(args: ResumeArgs) -> Result<(), CliError> {
     runtime.block_on(async move {
         let agent = open_agent().await?;
         let session = args.session;
-        follow(agent, args.json, args.approve_plan, |agent| async move {
-            let resumed = agent.reconnect(session).await.map_err(core)?;
+        // An unknown session is an error before anything runs.
+        let view = agent.session_view(session).map_err(core)?;
+        let opts = Options {
+            mode: Mode::from_flags(args.json, args.verbose),
+            approve_plan: args.approve_plan,
+            style: Style::detect(),
+        };
+        let events = agent.subscribe();
+        let stop = tokio_util::sync::CancellationToken::new();
+        let worker = agent.spawn_workers(stop.clone());
+        let a = agent.clone();
+        let kickoff = tokio::spawn(async move {
+            let resumed = a.reconnect(session).await.map_err(core)?;
             if !resumed {
                 eprintln!(
                     "Session {session} has no work to resume (finished, paused by Stop, idle or busy elsewhere)."
                 );
             }
-            Ok(session)
-        })
-        .await
+            Ok(())
+        });
+        let mut sink = Stdio;
+        let mut f = Follow::new(&agent, session, events, opts, &mut sink);
+        f.renderer.prime_approval(view.approval_open);
+        let result = f.run(Some(kickoff), &mut TerminalOperator).await;
+        stop.cancel();
+        let _ = worker.await;
+        result
     })
 }
 
@@ -271,331 +348,181 @@ fn core(e: nomos_agent::AgentError) -> CliError {
     CliError::Core(e.code(), e.to_string())
 }
 
-/// Starts the session's turn with `start`, prints its events, asks the operator at the
-/// terminal for each approval, and returns when the session settles.
-async fn follow<F, Fut>(
-    agent: Agent,
-    json: bool,
-    approve_plan: bool,
-    start: F,
-) -> Result<(), CliError>
-where
-    F: FnOnce(Agent) -> Fut,
-    Fut: std::future::Future<Output = Result<i64, CliError>>,
-{
-    let mut events = agent.subscribe();
-    let printer = tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            print_event(&event, json);
-        }
-    });
-    let stop = tokio_util::sync::CancellationToken::new();
-    let worker = agent.spawn_workers(stop.clone());
+type Pending = Option<JoinHandle<Result<(), CliError>>>;
 
-    let session = start(agent.clone()).await?;
-    let outcome = loop {
-        wait_settled(&agent, session).await?;
-        let view = agent.session_view(session).map_err(core)?;
-        if let Some(e) = view
-            .executions
-            .iter()
-            .find(|e| e.status == nomos_protocol::ExecStatus::AwaitingApproval)
-        {
-            if confirm(describe(e)).await {
-                agent.approve_execution(e.id).await.map_err(core)?;
-            } else {
-                agent
-                    .deny_execution(e.id, Some("denied at the terminal"))
-                    .await
-                    .map_err(core)?;
-            }
-            continue;
-        }
-        if agent.has_plan_awaiting_approval(session).map_err(core)? {
-            // The generation shown is the one approved; a plan changed meanwhile is refused.
-            let generation = view.plan.iter().map(|s| s.generation).max().unwrap_or(0);
-            if approve_plan || confirm(format!("Approve plan v{generation}?")).await {
-                agent
-                    .approve_plan(session, generation)
-                    .await
-                    .map_err(core)?;
-                continue;
-            }
-        }
-        break view.session.status;
-    };
-    stop.cancel();
-    let _ = worker.await;
-    drop(agent);
-    let _ = tokio::time::timeout(Duration::from_millis(200), printer).await;
-    match outcome {
-        SessionStatus::Done | SessionStatus::Partial => Ok(()),
-        other => Err(CliError::Unfinished(
-            session,
-            format!("{other:?}").to_lowercase(),
-        )),
+/// Awaits the operator's action in flight, or never when there is none.
+async fn join(pending: &mut Pending) -> Result<(), CliError> {
+    match pending {
+        Some(handle) => match handle.await {
+            Ok(result) => result,
+            Err(e) => Err(CliError::Io(std::io::Error::other(e.to_string()))),
+        },
+        None => std::future::pending().await,
     }
 }
 
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use nomos_protocol::{CommandClass, ExecStatus, Message, PlanStep, Role, StepStatus, ToolCall};
+/// One session followed to the point where nothing more happens without the operator.
+struct Follow<'a, S: Sink> {
+    agent: &'a Agent,
+    session: i64,
+    events: EventStream,
+    opts: Options,
+    sink: &'a mut S,
+    renderer: Renderer,
+    /// A turn was started and its `done` has not been heard yet.
+    wait_done: bool,
+}
 
-    use super::*;
-    use crate::term::tests::hostile_samples;
-
-    /// Every event that carries text from a model, a command or a host, with `h` in each text.
-    fn events_carrying(h: &str) -> Vec<AgentEvent> {
-        let message = |role| Message {
-            id: 1,
-            role,
-            text: format!("note {h}"),
-            pending: false,
-            auto: false,
-            error: None,
-            tool_calls: Vec::new(),
-            created_at_ms: 0,
-        };
-        vec![
-            AgentEvent::TextDelta {
-                session_id: 1,
-                message_id: 1,
-                delta: format!("Running the read-only check{h}[1A[2K$ ls"),
-            },
-            AgentEvent::Message {
-                session_id: 1,
-                message: message(Role::System),
-            },
-            AgentEvent::Message {
-                session_id: 1,
-                message: message(Role::Assistant),
-            },
-            AgentEvent::ModelRetrying {
-                session_id: 1,
-                message_id: 1,
-                attempt: 2,
-                max_attempts: 3,
-                delay_ms: 0,
-                code: "llm.protocol".into(),
-                notice: format!("unreadable reply{h} — retrying (2/3)"),
-            },
-            AgentEvent::ToolCall {
-                session_id: 1,
-                message_id: 1,
-                call: ToolCall {
-                    call_id: "c".into(),
-                    name: format!("run{h}"),
-                    arguments: format!("{{\"command\":\"rm -rf /{h}\"}}"),
-                    result: None,
-                    is_error: false,
-                },
-            },
-            AgentEvent::ToolResult {
-                session_id: 1,
-                message_id: 1,
-                call_id: "c".into(),
-                name: "run".into(),
-                result: format!("stdout: {h}owned"),
-                is_error: false,
-            },
-            AgentEvent::Plan {
-                session_id: 1,
-                steps: vec![PlanStep {
-                    id: 1,
-                    generation: 1,
-                    seq: 1,
-                    title: format!("Read the logs{h}"),
-                    detail: None,
-                    target: Some(format!("host:web{h}")),
-                    status: StepStatus::Pending,
-                    note: None,
-                }],
-            },
-            AgentEvent::TaskStatus {
-                session_id: 1,
-                status: SessionStatus::Done,
-                outcome: None,
-                summary: Some(format!("all fine{h}")),
-                approval_open: false,
-            },
-            AgentEvent::Error {
-                session_id: 1,
-                code: nomos_protocol::ErrorCode::LlmProviderError,
-                message: format!("provider said {h}"),
-                retryable: false,
-            },
-        ]
-    }
-
-    fn assistant(id: i64, text: &str, pending: bool) -> AgentEvent {
-        AgentEvent::Message {
-            session_id: 1,
-            message: Message {
-                id,
-                role: Role::Assistant,
-                text: text.to_owned(),
-                pending,
-                auto: false,
-                error: None,
-                tool_calls: Vec::new(),
-                created_at_ms: 0,
-            },
+impl<'a, S: Sink> Follow<'a, S> {
+    fn new(
+        agent: &'a Agent,
+        session: i64,
+        events: EventStream,
+        opts: Options,
+        sink: &'a mut S,
+    ) -> Self {
+        Self {
+            agent,
+            session,
+            events,
+            opts,
+            sink,
+            renderer: Renderer::new(opts.style),
+            wait_done: false,
         }
     }
 
-    fn delta(id: i64, d: &str) -> AgentEvent {
-        AgentEvent::TextDelta {
-            session_id: 1,
-            message_id: id,
-            delta: d.to_owned(),
+    fn show(&mut self, event: &AgentEvent) {
+        let ours = event.session_id() == self.session;
+        if ours && matches!(event, AgentEvent::Done { .. }) {
+            self.wait_done = false;
         }
-    }
-
-    fn stdout_of(events: &[AgentEvent]) -> String {
-        events
-            .iter()
-            .filter_map(|e| render(e, false))
-            .filter(|(out, _)| *out == Out::Stdout)
-            .map(|(_, t)| t)
-            .collect()
-    }
-
-    #[test]
-    fn a_retried_attempt_replaces_the_partial_text_in_the_text_face() {
-        let q = "The question \"why\" has three answers.";
-        // Cut after a prefix, once, several times, at different points, across two messages.
-        for cuts in [
-            vec![13usize],
-            vec![13, 13, 13],
-            vec![3, 20],
-            vec![1, q.len() - 1],
-        ] {
-            let mut events = vec![assistant(5, "", true)];
-            for (i, cut) in cuts.iter().enumerate() {
-                events.push(delta(5, &q[..*cut]));
-                // The restart, as the agent sends it.
-                events.push(restart(5, i as u32 + 2));
-                events.push(assistant(5, "", true));
+        match self.opts.mode {
+            // The event lines are every event, as they always were.
+            Mode::Json => {
+                if let Some((out, text)) = trace(event, true) {
+                    self.sink.write(out, &text);
+                }
             }
-            events.push(delta(5, q));
-            events.push(assistant(5, q, false));
-            events.push(assistant(6, "", true));
-            events.push(delta(6, "Second"));
-            events.push(restart(6, 2));
-            events.push(assistant(6, "", true));
-            events.push(delta(6, "Second reply."));
-            events.push(assistant(6, "Second reply.", false));
-            let out = stdout_of(&events);
-            assert_eq!(out, format!("{q}\nSecond reply.\n"), "cuts {cuts:?}");
-            assert_eq!(out.matches("The question").count(), 1, "{out:?}");
+            Mode::Trace if ours => {
+                if let Some((out, text)) = trace(event, false) {
+                    self.sink.write(out, &text);
+                }
+            }
+            Mode::Face if ours => {
+                for (out, text) in self.renderer.feed(event) {
+                    self.sink.write(out, &text);
+                }
+            }
+            Mode::Trace | Mode::Face => {}
         }
     }
 
-    fn restart(id: i64, attempt: u32) -> AgentEvent {
-        AgentEvent::ModelRetrying {
-            session_id: 1,
-            message_id: id,
-            attempt,
-            max_attempts: 3,
-            delay_ms: 500,
-            code: "llm.idle_timeout".into(),
-            notice: format!("no reply from the model for 2 min — retrying ({attempt}/3)"),
-        }
-    }
-
-    #[test]
-    fn a_dash_reads_the_task_from_stdin_whatever_its_size() {
-        // Past any argument limit (ARG_MAX is 2 MiB on Linux; one argument 128 KiB), with
-        // newlines, quotes and UTF-8 kept as written.
-        for body in [
-            "check disks".to_owned(),
-            "line one\nline \"two\"\n\tthree ✓".to_owned(),
-            "x".repeat(3 * 1024 * 1024),
-        ] {
-            let got = task_text("-", &mut format!("{body}\n").as_bytes()).unwrap();
-            assert_eq!(got, body);
-        }
-        // Any other argument is the task itself; stdin is not read.
-        let mut untouched: &[u8] = b"ignored";
-        assert_eq!(task_text("check -", &mut untouched).unwrap(), "check -");
-        assert_eq!(untouched, b"ignored");
-        // Nothing on stdin is an error, not an empty task.
-        for empty in ["", "\n", "  \n\n"] {
-            let e = task_text("-", &mut empty.as_bytes()).unwrap_err();
-            assert_eq!(e.code(), "cli.io");
-        }
-    }
-
-    #[test]
-    fn a_restart_is_announced_on_stderr_and_the_json_face_carries_it() {
-        let (out, text) = render(&restart(5, 2), false).unwrap();
-        assert_eq!(out, Out::Stderr);
-        assert_eq!(
-            text,
-            "· no reply from the model for 2 min — retrying (2/3)\n"
-        );
-        let (out, line) = render(&restart(5, 2), true).unwrap();
-        assert_eq!(out, Out::Stdout);
-        let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
-        assert_eq!(v["type"], "model_retrying");
-        assert_eq!(v["message_id"], 5);
-        assert_eq!(v["attempt"], 2);
-    }
-
-    #[test]
-    fn b3_no_event_prints_a_hostile_character_raw() {
-        for (name, c) in hostile_samples() {
-            let h = c.to_string();
-            for event in events_carrying(&h) {
-                for json in [false, true] {
-                    // Deltas are not printed in text mode (the finished message is).
-                    let Some((_, text)) = render(&event, json) else {
-                        assert!(
-                            !json && matches!(event, AgentEvent::TextDelta { .. }),
-                            "{event:?} printed nothing"
-                        );
-                        continue;
-                    };
-                    assert!(
-                        !text.contains(c),
-                        "{name} printed raw (json={json}) for {event:?}: {text:?}"
-                    );
+    /// Prints events until the session settles and `pending` (an action the operator took)
+    /// has returned.
+    async fn settle(&mut self, mut pending: Pending) -> Result<(), CliError> {
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        loop {
+            tokio::select! {
+                biased;
+                Some(event) = self.events.recv() => self.show(&event),
+                result = join(&mut pending) => {
+                    pending = None;
+                    result?;
+                }
+                _ = tick.tick() => {
+                    if pending.is_none()
+                        && !self.wait_done
+                        && self.agent.is_settled(self.session).map_err(core)?
+                    {
+                        while let Ok(event) = self.events.try_recv() {
+                            self.show(&event);
+                        }
+                        return Ok(());
+                    }
                 }
             }
         }
     }
 
-    #[test]
-    fn b3_the_approval_prompt_shows_the_command_on_one_escaped_line() {
-        for (name, c) in hostile_samples()
-            .into_iter()
-            .chain([("LF", '\n'), ("TAB", '\t')])
-        {
-            let e = Execution {
-                id: 1,
-                session_id: 1,
-                call_id: None,
-                target: format!("host:local{c}"),
-                command: format!("rm -rf /srv{c}"),
-                canonical: format!("rm -rf /srv{c}\u{1b}[2K\rRun `ls` (read-only)"),
-                class: CommandClass::Destructive,
-                reason: format!("rm deletes{c}"),
-                status: ExecStatus::AwaitingApproval,
-                approval: None,
-                exit_code: None,
-                duration_ms: None,
-                stdout: String::new(),
-                stderr: String::new(),
-                created_at_ms: 0,
-            };
-            let prompt = describe(&e);
-            assert!(!prompt.contains(c), "{name} printed raw: {prompt:?}");
-            assert!(
-                !prompt.contains('\u{1b}') && !prompt.contains('\r'),
-                "{prompt:?}"
-            );
-            assert!(prompt.contains("rm -rf /srv"), "{prompt:?}");
+    /// Follows the session, asking the operator for each approval, until it settles with
+    /// nothing to approve; prints the summary.
+    async fn run(
+        &mut self,
+        mut pending: Pending,
+        operator: &mut impl Operator,
+    ) -> Result<(), CliError> {
+        let agent = self.agent.clone();
+        let session = self.session;
+        let (view, plan_waits) = loop {
+            self.settle(pending.take()).await?;
+            let view = agent.session_view(session).map_err(core)?;
+            if let Some(e) = view
+                .executions
+                .iter()
+                .find(|e| e.status == ExecStatus::AwaitingApproval)
+            {
+                let id = e.id;
+                let a = agent.clone();
+                pending = Some(match operator.approve_command(describe(e)).await {
+                    Decision::Approve => {
+                        tokio::spawn(async move { a.approve_execution(id).await.map_err(core) })
+                    }
+                    Decision::NoAnswer => {
+                        self.renderer.unanswered(id);
+                        tokio::spawn(async move {
+                            a.deny_execution(id, Some(NO_ANSWER_REASON))
+                                .await
+                                .map_err(core)
+                        })
+                    }
+                    Decision::Deny(reason) => {
+                        self.renderer.denied(id, reason.as_deref());
+                        let reason = reason.unwrap_or_else(|| "denied at the terminal".to_owned());
+                        tokio::spawn(async move {
+                            a.deny_execution(id, Some(&reason)).await.map_err(core)
+                        })
+                    }
+                });
+                continue;
+            }
+            let plan_waits = agent.has_plan_awaiting_approval(session).map_err(core)?;
+            if plan_waits {
+                // The generation shown is the one approved; a plan changed meanwhile is refused.
+                let generation = view.plan.iter().map(|s| s.generation).max().unwrap_or(0);
+                let steps = view
+                    .plan
+                    .iter()
+                    .filter(|s| s.generation == generation)
+                    .count();
+                if self.opts.approve_plan
+                    || operator
+                        .approve_plan(format!("Approve plan v{generation} ({steps} steps)?"))
+                        .await
+                {
+                    let a = agent.clone();
+                    pending = Some(tokio::spawn(async move {
+                        a.approve_plan(session, generation).await.map_err(core)
+                    }));
+                    continue;
+                }
+            }
+            break (view, plan_waits);
+        };
+        if self.opts.mode == Mode::Face {
+            let summary = self.renderer.summary(&view, plan_waits);
+            self.sink.write(Out::Stdout, &summary);
+        }
+        match view.session.status {
+            SessionStatus::Done | SessionStatus::Partial => Ok(()),
+            other => Err(CliError::Unfinished(
+                session,
+                format!("{other:?}").to_lowercase(),
+            )),
         }
     }
 }
+
+#[cfg(test)]
+#[path = "ask_tests.rs"]
+mod tests;

@@ -6,6 +6,7 @@ mod error;
 mod eval;
 mod mock;
 mod policy;
+mod render;
 mod term;
 
 use std::process::ExitCode;
