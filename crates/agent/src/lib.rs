@@ -329,6 +329,12 @@ impl Agent {
 
 pub use worker::SweepReport;
 
+/// The names of the tools the agent offers the model, in task-flow order: faces that turn
+/// tool calls into operator words check they have words for each.
+pub fn tool_names() -> Vec<String> {
+    tools::specs().into_iter().map(|s| s.name).collect()
+}
+
 /// How long an orphaned group gets between SIGTERM and SIGKILL.
 const ORPHAN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 

@@ -12,31 +12,52 @@ use crate::term::tests::hostile_samples;
 
 const S: i64 = 7;
 
-/// Every tool the agent declares (crates/agent/src/tools.rs), read from its source so a tool
-/// added there is covered here without editing this list.
+/// Every tool the agent offers the model, from the agent itself, so a tool added there is
+/// covered here without editing this list.
 pub(crate) fn declared_tools() -> Vec<String> {
-    let src = include_str!("../../../agent/src/tools.rs");
-    let body = src.split("#[cfg(test)]").next().unwrap_or_default();
-    let mut names = Vec::new();
-    for piece in body.split("tool(").skip(1) {
-        let piece = piece.trim_start();
-        if let Some(rest) = piece.strip_prefix('"') {
-            names.push(rest.split('"').next().unwrap().to_owned());
-        }
-    }
-    assert!(names.len() >= 18, "tools.rs changed shape: {names:?}");
+    let names = nomos_agent::tool_names();
+    assert!(names.len() >= 18, "the agent lost tools: {names:?}");
     names
 }
 
-/// Fragments of every note Nomos writes for the model (crates/agent/src/notes.rs and the
-/// tool results in runner.rs): none may reach the operator's face.
+/// The agent's source files (notes for the model, tool results), read from its folder so a
+/// new module is covered too.
+fn agent_sources() -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            let path = e.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs")
+                && path.file_name().is_some_and(|n| n != "tests.rs")
+            {
+                out.push(std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../agent/src"),
+        &mut out,
+    );
+    assert!(out.len() >= 10, "the agent's sources were not found");
+    out
+}
+
+/// Fragments of every note and tool result Nomos writes for the model: none may reach the
+/// operator's face.
 pub(crate) fn model_note_fragments() -> Vec<String> {
     let mut out = Vec::new();
-    for src in [
-        include_str!("../../../agent/src/notes.rs"),
-        include_str!("../../../agent/src/runner.rs"),
-    ] {
+    for src in agent_sources() {
         let body = src.split("#[cfg(test)]").next().unwrap_or_default();
+        // Doc comments are for readers of the code, not text sent to the model.
+        let body: String = body
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         for (i, lit) in body.split('"').enumerate() {
             if i % 2 == 0 {
                 continue;
