@@ -6,6 +6,7 @@ mod error;
 mod eval;
 mod mock;
 mod policy;
+mod sessions;
 mod term;
 
 use std::process::ExitCode;
@@ -40,6 +41,10 @@ enum Command {
     /// Serve a scripted model over HTTP (OpenAI-compatible and Anthropic formats).
     #[command(name = "mock-llm")]
     MockLlm(mock::MockArgs),
+    /// Review past sessions: list and search, show, export, import.
+    Sessions(sessions::SessionsArgs),
+    /// Search the knowledge graph.
+    Knowledge(sessions::KnowledgeArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -50,6 +55,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Policy(args) => policy::run(args),
         Command::Eval(args) => eval::run(args),
         Command::MockLlm(args) => mock::run(args),
+        Command::Sessions(args) => sessions::run(args),
+        Command::Knowledge(args) => sessions::knowledge(args),
     }
 }
 
