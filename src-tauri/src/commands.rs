@@ -108,10 +108,11 @@ async fn create_session(
     Ok(dto::session(&session))
 }
 
+/// Reads the store only: a past session opens with no model configured and no network.
 #[tauri::command]
 async fn session_view(state: State<'_, AppState>, id: i64) -> Result<SessionView, IpcError> {
-    let agent = state.agent()?;
-    tauri::async_runtime::spawn_blocking(move || agent.session_view(id))
+    let store = state.store()?.clone();
+    tauri::async_runtime::spawn_blocking(move || dto::session_view(&store, id))
         .await
         .map_err(|err| IpcError::new(ErrorCode::InternalTaskFailed, err.to_string()))?
         .map_err(|e| convert::agent_error(&e))
