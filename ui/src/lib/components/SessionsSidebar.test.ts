@@ -174,7 +174,7 @@ describe('SessionsSidebar', () => {
     await waitFor(() => expect(searches.at(-1)).toEqual({ text: 'disk', statuses: ['failed'], limit: 30 }), {
       timeout: 2000,
     });
-    expect((await screen.findByTestId('sessions-empty')).textContent).toContain('No session, message or output matches');
+    expect((await screen.findByTestId('sessions-empty')).textContent).toContain('No session matches in titles, messages or command output');
   });
 
   it('exports the open session as Markdown or JSON', async () => {
