@@ -196,6 +196,27 @@ pub(crate) fn messages_sql() -> String {
     )
 }
 
+/// Messages of one session (a rowid range: ids are `session << 32 | n`), newest first.
+pub(crate) fn session_messages_sql() -> String {
+    "SELECT m.id, m.session_id, m.role, m.auto, m.created_at_ms
+     FROM messages_fts f CROSS JOIN messages m ON m.id = f.rowid
+     WHERE messages_fts MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
+     ORDER BY f.rowid DESC LIMIT ?4"
+        .to_owned()
+}
+
+/// The sessions a filter lets through (?2, ?3, ?4 as in [`SESSION_FILTER`]), newest first.
+pub(crate) fn allowed_sessions_sql() -> String {
+    format!(
+        "SELECT s.id FROM sessions s WHERE ?1 IS NULL AND {SESSION_FILTER} AND {TARGET_OF_SESSION}
+         ORDER BY s.id DESC"
+    )
+}
+
+/// With a filter that lets at most this many sessions through, their messages are searched
+/// session by session (rowid ranges) instead of walking every match of the words.
+const FEW_SESSIONS: usize = 256;
+
 pub(crate) fn executions_sql() -> String {
     format!(
         "SELECT e.id, e.session_id, e.target, e.call_id, e.created_at_ms
@@ -299,8 +320,42 @@ impl Reader<'_> {
                 score: 5.0,
             });
         }
-        let mut st = self.c.prepare_cached(&messages_sql())?;
-        let rows = st.query_map(args, |r| {
+        // A filter decides first which sessions can match at all: none means no hit (and no
+        // walk through every match of a common word); a few are searched one by one.
+        let allowed: Option<Vec<SessionId>> =
+            if statuses.is_some() || outcomes.is_some() || target.is_some() {
+                let none: Option<&str> = None;
+                let ids = self
+                    .c
+                    .prepare_cached(&allowed_sessions_sql())?
+                    .query_map(params![none, statuses, outcomes, target], |r| r.get(0))?
+                    .collect::<Result<Vec<SessionId>, _>>()?;
+                if ids.is_empty() {
+                    return Ok(SessionSearchPage {
+                        hits: Vec::new(),
+                        has_more: false,
+                    });
+                }
+                Some(ids)
+            } else {
+                None
+            };
+        let push_message =
+            |cands: &mut Vec<Candidate>,
+             (id, session, role, auto, at): (MessageId, SessionId, Role, bool, i64)| {
+                let score = match (role, auto) {
+                    (Role::User, false) => 3.0,
+                    (Role::Assistant, _) => 2.0,
+                    _ => 1.0,
+                };
+                cands.push(Candidate {
+                    kind: Kind::Message(id, role),
+                    session,
+                    at_ms: at,
+                    score,
+                });
+            };
+        let message_row = |r: &rusqlite::Row<'_>| {
             Ok((
                 r.get::<_, MessageId>(0)?,
                 r.get::<_, SessionId>(1)?,
@@ -308,20 +363,31 @@ impl Reader<'_> {
                 r.get::<_, bool>(3)?,
                 r.get::<_, i64>(4)?,
             ))
-        })?;
-        for row in rows {
-            let (id, session, role, auto, at) = row?;
-            let score = match (role, auto) {
-                (Role::User, false) => 3.0,
-                (Role::Assistant, _) => 2.0,
-                _ => 1.0,
-            };
-            cands.push(Candidate {
-                kind: Kind::Message(id, role),
-                session,
-                at_ms: at,
-                score,
-            });
+        };
+        match &allowed {
+            Some(ids) if ids.len() <= FEW_SESSIONS => {
+                let mut st = self.c.prepare_cached(&session_messages_sql())?;
+                let mut found = 0u32;
+                for &sid in ids {
+                    if found >= per_source {
+                        break;
+                    }
+                    let (lo, hi) = id_range(sid);
+                    let rows =
+                        st.query_map(params![fts, lo, hi, per_source - found], message_row)?;
+                    for row in rows {
+                        push_message(&mut cands, row?);
+                        found += 1;
+                    }
+                }
+            }
+            _ => {
+                let mut st = self.c.prepare_cached(&messages_sql())?;
+                let rows = st.query_map(args, message_row)?;
+                for row in rows {
+                    push_message(&mut cands, row?);
+                }
+            }
         }
         let mut st = self.c.prepare_cached(&executions_sql())?;
         let rows = st.query_map(args, |r| {
@@ -390,7 +456,8 @@ impl Reader<'_> {
         })
     }
 
-    /// The first of `columns` of the FTS row that holds a match, with its snippet.
+    /// The first of `columns` of the FTS row that holds a match, with its snippet (one
+    /// statement for all the columns).
     fn best_column<T: Copy>(
         &self,
         table: &str,
@@ -398,16 +465,25 @@ impl Reader<'_> {
         rowid: i64,
         columns: &[(i64, T)],
     ) -> Result<Option<(T, Vec<SnippetPart>)>, StoreError> {
+        let exprs: Vec<String> = columns
+            .iter()
+            .map(|(col, _)| format!("snippet({table}, {col}, char(57344), char(57345), '…', ?3)"))
+            .collect();
+        let texts: Option<Vec<Option<String>>> = self
+            .c
+            .prepare_cached(&format!(
+                "SELECT {} FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2",
+                exprs.join(", ")
+            ))?
+            .query_row(params![fts, rowid, SNIPPET_TOKENS], |r| {
+                (0..columns.len()).map(|i| r.get(i)).collect()
+            })
+            .optional()?;
+        let Some(texts) = texts else {
+            return Ok(None);
+        };
         let mut first = None;
-        for &(col, label) in columns {
-            let text: Option<String> = self
-                .c
-                .prepare_cached(&format!(
-                    "SELECT snippet({table}, ?3, char(57344), char(57345), '…', ?4)
-                     FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2"
-                ))?
-                .query_row(params![fts, rowid, col, SNIPPET_TOKENS], |r| r.get(0))
-                .optional()?;
+        for (&(_, label), text) in columns.iter().zip(texts) {
             let Some(text) = text else { continue };
             if text.contains(MARK_OPEN) {
                 return Ok(Some((label, parts(&text))));
@@ -568,15 +644,35 @@ mod tests {
     fn search_queries_use_the_indexes() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in_dir(dir.path()).unwrap();
-        for sql in [sessions_sql(), messages_sql(), executions_sql()] {
+        use rusqlite::types::Value as V;
+        let filters = || {
+            vec![
+                V::Text("\"x\"".into()),
+                V::Text(",done,".into()),
+                V::Text(",success,".into()),
+                V::Text("host:a".into()),
+                V::Integer(10),
+            ]
+        };
+        let range = vec![
+            V::Text("\"x\"".into()),
+            V::Integer(1 << 32),
+            V::Integer((2 << 32) - 1),
+            V::Integer(10),
+        ];
+        for (sql, args) in [
+            (sessions_sql(), filters()),
+            (messages_sql(), filters()),
+            (executions_sql(), filters()),
+            (session_messages_sql(), range),
+        ] {
             let plan: Vec<String> = store
                 .read(|r| {
                     let mut st = r.c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
                     let rows = st
-                        .query_map(
-                            params!["\"x\"", ",done,", ",success,", "host:a", 10],
-                            |row| row.get::<_, String>(3),
-                        )?
+                        .query_map(rusqlite::params_from_iter(args), |row| {
+                            row.get::<_, String>(3)
+                        })?
                         .collect::<Result<Vec<_>, _>>()?;
                     Ok(rows)
                 })
