@@ -67,8 +67,8 @@ pub use plan::{
 };
 pub use recovery::{CUT_TURN_ERROR, CutTurn, INTERRUPTED_REASON, RecoveryReport};
 pub use search::{
-    DEFAULT_SEARCH_LIMIT, HitSource, MAX_SEARCH_LIMIT, SESSION_SEARCH_CANDIDATES, SessionHit,
-    SessionSearchPage, SessionSearchQuery, SnippetPart,
+    DEFAULT_SEARCH_LIMIT, HitSource, MAX_SEARCH_LIMIT, SESSION_SEARCH_CANDIDATES,
+    SESSION_SEARCH_SCAN, SessionHit, SessionSearchPage, SessionSearchQuery, SnippetPart,
 };
 pub use secrets::{REDACTED, is_secret_name, redact};
 pub use sessions::{

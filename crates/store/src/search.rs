@@ -9,7 +9,7 @@
 //! newest first and stops after a fixed number of candidates (FTS5's BM25 would read the
 //! whole match list of a common word), which are then ranked here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{OptionalExtension as _, params};
 use serde::Serialize;
@@ -177,23 +177,23 @@ const TARGET_OF_SESSION: &str = "(?4 IS NULL
         OR EXISTS (SELECT 1 FROM executions t WHERE t.session_id = s.id AND t.target = ?4)
         OR EXISTS (SELECT 1 FROM plan_steps p WHERE p.session_id = s.id AND p.target = ?4))";
 
+/// The walks below read each index newest first and stop after `?2` rows; the filters are
+/// applied to the rows as they come (the allowed sessions are known beforehand), so the rows
+/// read, not the rows kept, bound the work.
 pub(crate) fn sessions_sql() -> String {
-    format!(
-        "SELECT s.id, s.last_active_at_ms
-         FROM sessions_fts f CROSS JOIN sessions s ON s.id = f.rowid
-         WHERE sessions_fts MATCH ?1 AND {SESSION_FILTER} AND {TARGET_OF_SESSION}
-         ORDER BY f.rowid DESC LIMIT ?5"
-    )
+    "SELECT s.id, s.last_active_at_ms
+     FROM sessions_fts f CROSS JOIN sessions s ON s.id = f.rowid
+     WHERE sessions_fts MATCH ?1
+     ORDER BY f.rowid DESC LIMIT ?2"
+        .to_owned()
 }
 
 pub(crate) fn messages_sql() -> String {
-    format!(
-        "SELECT m.id, m.session_id, m.role, m.auto, m.created_at_ms
-         FROM messages_fts f CROSS JOIN messages m ON m.id = f.rowid
-              CROSS JOIN sessions s ON s.id = m.session_id
-         WHERE messages_fts MATCH ?1 AND {SESSION_FILTER} AND {TARGET_OF_SESSION}
-         ORDER BY f.rowid DESC LIMIT ?5"
-    )
+    "SELECT m.id, m.session_id, m.role, m.auto, m.created_at_ms
+     FROM messages_fts f CROSS JOIN messages m ON m.id = f.rowid
+     WHERE messages_fts MATCH ?1
+     ORDER BY f.rowid DESC LIMIT ?2"
+        .to_owned()
 }
 
 /// Messages of one session (a rowid range: ids are `session << 32 | n`), newest first.
@@ -218,14 +218,16 @@ pub(crate) fn allowed_sessions_sql() -> String {
 const FEW_SESSIONS: usize = 256;
 
 pub(crate) fn executions_sql() -> String {
-    format!(
-        "SELECT e.id, e.session_id, e.target, e.call_id, e.created_at_ms
-         FROM executions_fts f CROSS JOIN executions e ON e.id = f.rowid
-              CROSS JOIN sessions s ON s.id = e.session_id
-         WHERE executions_fts MATCH ?1 AND {SESSION_FILTER} AND (?4 IS NULL OR e.target = ?4)
-         ORDER BY f.rowid DESC LIMIT ?5"
-    )
+    "SELECT e.id, e.session_id, e.target, e.call_id, e.created_at_ms
+     FROM executions_fts f CROSS JOIN executions e ON e.id = f.rowid
+     WHERE executions_fts MATCH ?1
+     ORDER BY f.rowid DESC LIMIT ?2"
+        .to_owned()
 }
+
+/// At most this many matching rows of each index are read per search (more when the page
+/// asks for more): with a selective filter, matches older than that are not reached.
+pub const SESSION_SEARCH_SCAN: u32 = 5000;
 
 /// A candidate before its snippet is read.
 struct Candidate {
@@ -306,20 +308,7 @@ impl Reader<'_> {
         let statuses = csv(&q.statuses, SessionStatus::as_str);
         let outcomes = csv(&q.outcomes, Outcome::as_str);
         let target = q.target.as_deref().map(str::trim).filter(|t| !t.is_empty());
-        let args = params![fts, statuses, outcomes, target, per_source];
-
-        let mut cands: Vec<Candidate> = Vec::new();
-        let mut st = self.c.prepare_cached(&sessions_sql())?;
-        let rows = st.query_map(args, |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
-        for row in rows {
-            let (id, at) = row?;
-            cands.push(Candidate {
-                kind: Kind::Session,
-                session: id,
-                at_ms: at,
-                score: 5.0,
-            });
-        }
+        let scan = per_source.max(SESSION_SEARCH_SCAN);
         // A filter decides first which sessions can match at all: none means no hit (and no
         // walk through every match of a common word); a few are searched one by one.
         let allowed: Option<Vec<SessionId>> =
@@ -340,30 +329,48 @@ impl Reader<'_> {
             } else {
                 None
             };
+        let allowed_set: Option<HashSet<SessionId>> =
+            allowed.as_ref().map(|v| v.iter().copied().collect());
+        let ok = |sid: SessionId| allowed_set.as_ref().is_none_or(|s| s.contains(&sid));
+
+        let mut cands: Vec<Candidate> = Vec::new();
+        {
+            let mut st = self.c.prepare_cached(&sessions_sql())?;
+            let mut rows = st.query(params![fts, scan])?;
+            let mut kept = 0u32;
+            while kept < per_source
+                && let Some(r) = rows.next()?
+            {
+                let id: SessionId = r.get(0)?;
+                if !ok(id) {
+                    continue;
+                }
+                kept += 1;
+                cands.push(Candidate {
+                    kind: Kind::Session,
+                    session: id,
+                    at_ms: r.get(1)?,
+                    score: 5.0,
+                });
+            }
+        }
         let push_message =
-            |cands: &mut Vec<Candidate>,
-             (id, session, role, auto, at): (MessageId, SessionId, Role, bool, i64)| {
+            |cands: &mut Vec<Candidate>, r: &rusqlite::Row<'_>| -> rusqlite::Result<()> {
+                let role: Role = r.get(2)?;
+                let auto: bool = r.get(3)?;
                 let score = match (role, auto) {
                     (Role::User, false) => 3.0,
                     (Role::Assistant, _) => 2.0,
                     _ => 1.0,
                 };
                 cands.push(Candidate {
-                    kind: Kind::Message(id, role),
-                    session,
-                    at_ms: at,
+                    kind: Kind::Message(r.get(0)?, role),
+                    session: r.get(1)?,
+                    at_ms: r.get(4)?,
                     score,
                 });
+                Ok(())
             };
-        let message_row = |r: &rusqlite::Row<'_>| {
-            Ok((
-                r.get::<_, MessageId>(0)?,
-                r.get::<_, SessionId>(1)?,
-                r.get::<_, Role>(2)?,
-                r.get::<_, bool>(3)?,
-                r.get::<_, i64>(4)?,
-            ))
-        };
         match &allowed {
             Some(ids) if ids.len() <= FEW_SESSIONS => {
                 let mut st = self.c.prepare_cached(&session_messages_sql())?;
@@ -373,44 +380,52 @@ impl Reader<'_> {
                         break;
                     }
                     let (lo, hi) = id_range(sid);
-                    let rows =
-                        st.query_map(params![fts, lo, hi, per_source - found], message_row)?;
-                    for row in rows {
-                        push_message(&mut cands, row?);
+                    let mut rows = st.query(params![fts, lo, hi, per_source - found])?;
+                    while let Some(r) = rows.next()? {
+                        push_message(&mut cands, r)?;
                         found += 1;
                     }
                 }
             }
             _ => {
                 let mut st = self.c.prepare_cached(&messages_sql())?;
-                let rows = st.query_map(args, message_row)?;
-                for row in rows {
-                    push_message(&mut cands, row?);
+                let mut rows = st.query(params![fts, scan])?;
+                let mut kept = 0u32;
+                while kept < per_source
+                    && let Some(r) = rows.next()?
+                {
+                    if !ok(r.get(1)?) {
+                        continue;
+                    }
+                    kept += 1;
+                    push_message(&mut cands, r)?;
                 }
             }
         }
-        let mut st = self.c.prepare_cached(&executions_sql())?;
-        let rows = st.query_map(args, |r| {
-            Ok((
-                r.get::<_, ExecutionId>(0)?,
-                r.get::<_, SessionId>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, i64>(4)?,
-            ))
-        })?;
-        for row in rows {
-            let (id, session, target, call_id, at) = row?;
-            cands.push(Candidate {
-                kind: Kind::Execution {
-                    id,
-                    target,
-                    call_id,
-                },
-                session,
-                at_ms: at,
-                score: 2.5,
-            });
+        {
+            let mut st = self.c.prepare_cached(&executions_sql())?;
+            let mut rows = st.query(params![fts, scan])?;
+            let mut kept = 0u32;
+            while kept < per_source
+                && let Some(r) = rows.next()?
+            {
+                let session: SessionId = r.get(1)?;
+                let on: String = r.get(2)?;
+                if !ok(session) || target.is_some_and(|t| t != on) {
+                    continue;
+                }
+                kept += 1;
+                cands.push(Candidate {
+                    kind: Kind::Execution {
+                        id: r.get(0)?,
+                        target: on,
+                        call_id: r.get(3)?,
+                    },
+                    session,
+                    at_ms: r.get(4)?,
+                    score: 2.5,
+                });
+            }
         }
         // Best first; among equals the newer row, then the larger id (stable pages).
         cands.sort_by(|a, b| {
@@ -645,15 +660,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in_dir(dir.path()).unwrap();
         use rusqlite::types::Value as V;
-        let filters = || {
-            vec![
-                V::Text("\"x\"".into()),
-                V::Text(",done,".into()),
-                V::Text(",success,".into()),
-                V::Text("host:a".into()),
-                V::Integer(10),
-            ]
-        };
+        let walk = || vec![V::Text("\"x\"".into()), V::Integer(10)];
+        let filters = vec![
+            V::Null,
+            V::Text(",done,".into()),
+            V::Text(",success,".into()),
+            V::Text("host:a".into()),
+        ];
         let range = vec![
             V::Text("\"x\"".into()),
             V::Integer(1 << 32),
@@ -661,9 +674,9 @@ mod tests {
             V::Integer(10),
         ];
         for (sql, args) in [
-            (sessions_sql(), filters()),
-            (messages_sql(), filters()),
-            (executions_sql(), filters()),
+            (sessions_sql(), walk()),
+            (messages_sql(), walk()),
+            (executions_sql(), walk()),
             (session_messages_sql(), range),
         ] {
             let plan: Vec<String> = store
@@ -691,5 +704,23 @@ mod tests {
                 "the index order is the result order:\n{text}"
             );
         }
+        // The filter's own query: the sessions table (small) with its per-session checks
+        // through the executions and plan-step indexes.
+        let plan: Vec<String> = store
+            .read(|r| {
+                let mut st =
+                    r.c.prepare(&format!("EXPLAIN QUERY PLAN {}", allowed_sessions_sql()))?;
+                let rows = st
+                    .query_map(rusqlite::params_from_iter(filters), |row| {
+                        row.get::<_, String>(3)
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        let text = plan.join("\n");
+        assert!(text.contains("SEARCH t USING"), "{text}");
+        assert!(text.contains("SEARCH p USING"), "{text}");
+        assert!(!text.contains("USE TEMP B-TREE"), "{text}");
     }
 }
