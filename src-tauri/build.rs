@@ -21,6 +21,9 @@ const COMMANDS: &[&str] = &[
     "auth_status",
     "sign_in",
     "sign_out",
+    "search_sessions",
+    "export_session",
+    "import_session",
 ];
 
 fn main() {

@@ -2,7 +2,8 @@
 
 use nomos_agent::convert as dto;
 use nomos_protocol::{
-    AgentEvent, AppInfo, AuthStatusView, ErrorCode, IpcError, SessionListQuery, SessionSummary,
+    AgentEvent, AppInfo, AuthStatusView, ErrorCode, ExportFormat, ImportedSession, IpcError,
+    SessionExportText, SessionListQuery, SessionSearchPage, SessionSearchQuery, SessionSummary,
     SessionView, Settings, SettingsView,
 };
 use nomos_store::{NewSession, SessionQuery, Store};
@@ -36,7 +37,10 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         set_api_key,
         auth_status,
         sign_in,
-        sign_out
+        sign_out,
+        search_sessions,
+        export_session,
+        import_session
     ]
 }
 
@@ -104,10 +108,11 @@ async fn create_session(
     Ok(dto::session(&session))
 }
 
+/// Reads the store only: a past session opens with no model configured and no network.
 #[tauri::command]
 async fn session_view(state: State<'_, AppState>, id: i64) -> Result<SessionView, IpcError> {
-    let agent = state.agent()?;
-    tauri::async_runtime::spawn_blocking(move || agent.session_view(id))
+    let store = state.store()?.clone();
+    tauri::async_runtime::spawn_blocking(move || dto::session_view(&store, id))
         .await
         .map_err(|err| IpcError::new(ErrorCode::InternalTaskFailed, err.to_string()))?
         .map_err(|e| convert::agent_error(&e))
@@ -331,4 +336,42 @@ async fn sign_out(state: State<'_, AppState>) -> Result<AuthStatusView, IpcError
         .await
         .map_err(|e| IpcError::from_parts(e.code(), e.to_string(), e.is_retryable()))?;
     Ok(signin::view(&session.status()))
+}
+
+/// Search over titles, goals, summaries, message text and command output. Needs only the
+/// store: works with no model configured.
+#[tauri::command]
+async fn search_sessions(
+    state: State<'_, AppState>,
+    query: SessionSearchQuery,
+) -> Result<SessionSearchPage, IpcError> {
+    let query = dto::search_query(query);
+    let page = with_store(&state, move |store| store.search_sessions(&query)).await?;
+    Ok(dto::search_page(page))
+}
+
+/// The session as text to save (JSON that imports back, or Markdown); the webview saves it.
+#[tauri::command]
+async fn export_session(
+    state: State<'_, AppState>,
+    id: i64,
+    format: ExportFormat,
+) -> Result<SessionExportText, IpcError> {
+    with_store(&state, move |store| {
+        let doc = store.export_session(id)?;
+        dto::export_text(&doc, format)
+    })
+    .await
+}
+
+/// A JSON export read by the webview, imported as a new session in one transaction; nothing
+/// runs. A malformed or newer file is refused with `store.import_invalid` /
+/// `store.import_version` and writes nothing.
+#[tauri::command]
+async fn import_session(
+    state: State<'_, AppState>,
+    text: String,
+) -> Result<ImportedSession, IpcError> {
+    let imported = with_store(&state, move |store| store.import_session_json(&text)).await?;
+    Ok(dto::imported(imported))
 }

@@ -172,3 +172,138 @@ pub fn session_view(
         approval_open,
     })
 }
+
+// ---- Session search, export and import (the sidebar, `nomos sessions`) ----------------------
+
+fn store_status(s: wire::SessionStatus) -> store::SessionStatus {
+    match s {
+        wire::SessionStatus::Idle => store::SessionStatus::Idle,
+        wire::SessionStatus::Planning => store::SessionStatus::Planning,
+        wire::SessionStatus::Executing => store::SessionStatus::Executing,
+        wire::SessionStatus::Done => store::SessionStatus::Done,
+        wire::SessionStatus::Partial => store::SessionStatus::Partial,
+        wire::SessionStatus::Failed => store::SessionStatus::Failed,
+        wire::SessionStatus::Abandoned => store::SessionStatus::Abandoned,
+    }
+}
+
+fn store_outcome(o: wire::Outcome) -> store::Outcome {
+    match o {
+        wire::Outcome::Success => store::Outcome::Success,
+        wire::Outcome::Partial => store::Outcome::Partial,
+        wire::Outcome::Failed => store::Outcome::Failed,
+        wire::Outcome::Abandoned => store::Outcome::Abandoned,
+    }
+}
+
+/// The operator's search; the last word matches as a prefix (search as you type).
+pub fn search_query(q: wire::SessionSearchQuery) -> store::SessionSearchQuery {
+    store::SessionSearchQuery {
+        text: q.text,
+        prefix: true,
+        statuses: q
+            .statuses
+            .unwrap_or_default()
+            .into_iter()
+            .map(store_status)
+            .collect(),
+        outcomes: q
+            .outcomes
+            .unwrap_or_default()
+            .into_iter()
+            .map(store_outcome)
+            .collect(),
+        target: q.target.filter(|t| !t.trim().is_empty()),
+        limit: q.limit.unwrap_or(0),
+        offset: q.offset.unwrap_or(0),
+    }
+}
+
+pub fn hit_source(s: store::HitSource) -> wire::HitSource {
+    match s {
+        store::HitSource::Title => wire::HitSource::Title,
+        store::HitSource::Goal => wire::HitSource::Goal,
+        store::HitSource::Summary => wire::HitSource::Summary,
+        store::HitSource::Message => wire::HitSource::Message,
+        store::HitSource::Command => wire::HitSource::Command,
+        store::HitSource::Stdout => wire::HitSource::Stdout,
+        store::HitSource::Stderr => wire::HitSource::Stderr,
+    }
+}
+
+pub fn search_page(p: store::SessionSearchPage) -> wire::SessionSearchPage {
+    wire::SessionSearchPage {
+        hits: p
+            .hits
+            .into_iter()
+            .map(|h| wire::SessionHit {
+                session: session_summary(h.session),
+                source: hit_source(h.source),
+                message_id: h.message_id,
+                role: h.role.map(role),
+                execution_id: h.execution_id,
+                target: h.target,
+                snippet: h
+                    .snippet
+                    .into_iter()
+                    .map(|p| wire::SnippetPart {
+                        text: p.text,
+                        hit: p.hit,
+                    })
+                    .collect(),
+                at_ms: h.at_ms,
+            })
+            .collect(),
+        has_more: p.has_more,
+    }
+}
+
+pub fn imported(i: store::ImportedSession) -> wire::ImportedSession {
+    wire::ImportedSession {
+        session: session(&i.session),
+        messages: u32::try_from(i.messages).unwrap_or(u32::MAX),
+        executions: u32::try_from(i.executions).unwrap_or(u32::MAX),
+    }
+}
+
+/// A session rendered for saving: the text, a file name built from its id and title, and the
+/// media type.
+pub fn export_text(
+    doc: &store::SessionExport,
+    format: wire::ExportFormat,
+) -> Result<wire::SessionExportText, store::StoreError> {
+    let slug: String = doc
+        .session
+        .title
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>()
+        .split('-')
+        .filter(|w| !w.is_empty())
+        .take(8)
+        .collect::<Vec<_>>()
+        .join("-");
+    let base = format!(
+        "nomos-session-{}{}{slug}",
+        doc.session.id,
+        if slug.is_empty() { "" } else { "-" }
+    );
+    Ok(match format {
+        wire::ExportFormat::Json => wire::SessionExportText {
+            file_name: format!("{base}.json"),
+            mime: "application/json".into(),
+            text: doc.to_json()?,
+        },
+        wire::ExportFormat::Markdown => wire::SessionExportText {
+            file_name: format!("{base}.md"),
+            mime: "text/markdown".into(),
+            text: doc.to_markdown(),
+        },
+    })
+}

@@ -7,6 +7,7 @@ mod eval;
 mod mock;
 mod policy;
 mod render;
+mod sessions;
 mod term;
 
 use std::process::ExitCode;
@@ -41,6 +42,10 @@ enum Command {
     /// Serve a scripted model over HTTP (OpenAI-compatible and Anthropic formats).
     #[command(name = "mock-llm")]
     MockLlm(mock::MockArgs),
+    /// Review past sessions: list and search, show, export, import.
+    Sessions(sessions::SessionsArgs),
+    /// Search the knowledge graph.
+    Knowledge(sessions::KnowledgeArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -51,6 +56,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Policy(args) => policy::run(args),
         Command::Eval(args) => eval::run(args),
         Command::MockLlm(args) => mock::run(args),
+        Command::Sessions(args) => sessions::run(args),
+        Command::Knowledge(args) => sessions::knowledge(args),
     }
 }
 

@@ -140,6 +140,8 @@ error_codes! {
     StoreBusy = "store.busy" => true;
     StoreConflict = "store.conflict" => false;
     StoreCorrupt = "store.corrupt" => false;
+    StoreImportInvalid = "store.import_invalid" => false;
+    StoreImportVersion = "store.import_version" => false;
     StoreInvalidInput = "store.invalid_input" => false;
     StoreInvariant = "store.invariant" => false;
     StoreIo = "store.io" => false;

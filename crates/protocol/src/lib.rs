@@ -21,7 +21,11 @@ pub use agent::{
     SessionView, StepStatus, ToolCall,
 };
 pub use error::{ErrorCode, IpcError};
-pub use session::{Outcome, SessionListQuery, SessionStatus, SessionSummary};
+pub use session::{
+    ExportFormat, HitSource, ImportedSession, Outcome, SessionExportText, SessionHit,
+    SessionListQuery, SessionSearchPage, SessionSearchQuery, SessionStatus, SessionSummary,
+    SnippetPart,
+};
 pub use settings::{AuthStatusView, ProviderKind, Settings, SettingsView, SignInState};
 
 /// Facts about the running application, shown in the UI's about/status area.
@@ -65,6 +69,14 @@ pub fn typescript_bindings() -> String {
         SignInState::decl(&cfg),
         StepStatus::decl(&cfg),
         ToolCall::decl(&cfg),
+        HitSource::decl(&cfg),
+        SnippetPart::decl(&cfg),
+        SessionHit::decl(&cfg),
+        SessionSearchPage::decl(&cfg),
+        SessionSearchQuery::decl(&cfg),
+        ExportFormat::decl(&cfg),
+        SessionExportText::decl(&cfg),
+        ImportedSession::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p nomos-protocol`.\n\

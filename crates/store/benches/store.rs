@@ -3,7 +3,8 @@
 //! * append a message + audit row: p99 (budget ≤ 1 ms) and the ratio to a raw insert of the
 //!   same bytes into bare tables of the same database, measured in the same run (≤ 1.5×);
 //! * open a 10,000-message session (rows → `Transcript`): ≤ 100 ms;
-//! * FTS search over 100,000 knowledge entries: p95 ≤ 5 ms.
+//! * FTS search over 100,000 knowledge entries: p95 ≤ 5 ms;
+//! * session search over 1,000,000 messages and 100,000 executions' output: p95 ≤ 20 ms.
 //!
 //! Criterion prints means; the percentile rows come from the custom loops below (per-iteration
 //! durations, sorted). `cargo bench -p nomos-store` runs everything; without `--bench`
@@ -19,7 +20,7 @@ use nomos_store::{
     KnowledgeKind, KnowledgeQuery, NewAudit, NewKnowledge, NewMessage, NewSession, SessionId, Store,
 };
 
-/// `NOMOS_BENCH_ONLY=append,transcript,fts,criterion` runs a subset (default: all).
+/// `NOMOS_BENCH_ONLY=append,transcript,fts,sessions,criterion` runs a subset (default: all).
 fn want(part: &str) -> bool {
     match std::env::var("NOMOS_BENCH_ONLY") {
         Ok(v) if !v.is_empty() => v.split(',').any(|p| p.trim() == part),
@@ -37,6 +38,7 @@ struct Sizes {
     transcript_iters: usize,
     knowledge_entries: usize,
     search_iters: usize,
+    session_messages: usize,
 }
 
 fn sizes() -> Sizes {
@@ -47,6 +49,7 @@ fn sizes() -> Sizes {
             transcript_iters: 30,
             knowledge_entries: 100_000,
             search_iters: 2_000,
+            session_messages: 1_000_000,
         }
     } else {
         Sizes {
@@ -55,6 +58,7 @@ fn sizes() -> Sizes {
             transcript_iters: 3,
             knowledge_entries: 2_000,
             search_iters: 50,
+            session_messages: 5_000,
         }
     }
 }
@@ -630,6 +634,171 @@ fn report_fts(sz: &Sizes) -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+// ---------------------------------------------------------------- session search
+
+/// `n` messages over `n / 1000` sessions (Zipf prose with homelab topics) and one execution per
+/// ten messages with 20 lines of output, written as rows (the triggers index them as they do
+/// live rows) in large transactions, so the fixture builds in minutes.
+fn session_search_fixture(n: usize) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    drop(open_store(dir.path()));
+    let zipf = Zipf::new(20_000);
+    let mut rng = Rng(31);
+    let mut c = rusqlite::Connection::open(dir.path().join("nomos.db")).unwrap();
+    c.pragma_update(None, "journal_mode", "WAL").unwrap();
+    c.pragma_update(None, "synchronous", "OFF").unwrap();
+    let per_session = 1000usize;
+    let statuses = ["done", "partial", "failed", "executing"];
+    let mut written = 0usize;
+    let mut session = 0i64;
+    while written < n {
+        session += 1;
+        let tx = c.transaction().unwrap();
+        let status = statuses[session as usize % 4];
+        let outcome = match status {
+            "done" => Some("success"),
+            "partial" => Some("partial"),
+            "failed" => Some("failed"),
+            _ => None,
+        };
+        let topic = WORDS[rng.below(WORDS.len())];
+        tx.execute(
+            "INSERT INTO sessions (id, title, goal, status, outcome, created_at_ms, updated_at_ms, last_active_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?1, ?1, ?1)",
+            rusqlite::params![session, format!("{topic} check {session}"), format!("look at {topic}"), status, outcome],
+        )
+        .unwrap();
+        tx.execute(
+            "INSERT INTO plan_generations (session_id, generation, proposed_at_ms) VALUES (?1, 1, ?1)",
+            [session],
+        )
+        .unwrap();
+        for k in 0..per_session.min(n - written) {
+            let id = (session << 32) + k as i64 + 1;
+            let words = 30 + rng.below(50);
+            let text: Vec<String> = (0..words)
+                .map(|_| {
+                    if rng.below(8) == 0 {
+                        WORDS[rng.below(WORDS.len())].to_owned()
+                    } else {
+                        zipf.word(&mut rng)
+                    }
+                })
+                .collect();
+            let role = ["user", "assistant", "assistant"][k % 3];
+            tx.execute(
+                "INSERT INTO messages (id, session_id, role, text, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?1, ?1)",
+                rusqlite::params![id, session, role, text.join(" ")],
+            )
+            .unwrap();
+            if k % 10 == 1 {
+                let out: Vec<String> = (0..20)
+                    .map(|_| format!("{} {} {}", rng.word(), zipf.word(&mut rng), rng.below(1000)))
+                    .collect();
+                tx.execute(
+                    "INSERT INTO executions (session_id, generation, target, command, canonical, class, status,
+                         exit_code, stdout, created_at_ms, updated_at_ms)
+                     VALUES (?1, 1, ?2, ?3, ?3, 'read_only', 'finished', 0, ?4, ?5, ?5)",
+                    rusqlite::params![
+                        session,
+                        format!("host:node{}", rng.below(50)),
+                        format!("systemctl status {}", WORDS[rng.below(WORDS.len())]),
+                        out.join("\n"),
+                        id
+                    ],
+                )
+                .unwrap();
+            }
+            written += 1;
+        }
+        tx.commit().unwrap();
+    }
+    drop(c);
+    let store = open_store(dir.path());
+    (dir, store)
+}
+
+fn session_queries() -> Vec<nomos_store::SessionSearchQuery> {
+    use nomos_store::{Outcome, SessionSearchQuery, SessionStatus};
+    let mut rng = Rng(77);
+    (0..100)
+        .map(|i| {
+            let topic = |rng: &mut Rng| WORDS[rng.below(WORDS.len())].to_owned();
+            let text = match i % 10 {
+                0..=2 => topic(&mut rng),
+                3 => format!("{} {}", topic(&mut rng), topic(&mut rng)),
+                4 => format!("{} {}", topic(&mut rng), filler(rng.below(100))),
+                5 => filler(100 + rng.below(1900)),
+                6 => rng.word(),
+                7 => topic(&mut rng).chars().take(3 + rng.below(2)).collect(),
+                _ => format!("systemctl {}", topic(&mut rng)),
+            };
+            SessionSearchQuery {
+                text,
+                prefix: i % 10 == 7,
+                statuses: if i % 4 == 0 {
+                    vec![SessionStatus::Failed]
+                } else {
+                    Vec::new()
+                },
+                outcomes: if i % 7 == 0 {
+                    vec![Outcome::Success]
+                } else {
+                    Vec::new()
+                },
+                target: (i % 9 == 0).then(|| format!("host:node{}", i % 50)),
+                limit: 30,
+                offset: 0,
+            }
+        })
+        .collect()
+}
+
+fn report_session_search(sz: &Sizes) {
+    let t = Instant::now();
+    let (_dir, store) = session_search_fixture(sz.session_messages);
+    println!(
+        "store/session_search_fixture  {} messages, {} executions written in {:.1} s",
+        sz.session_messages,
+        sz.session_messages / 10,
+        t.elapsed().as_secs_f64()
+    );
+    let qs = session_queries();
+    for q in &qs {
+        black_box(store.search_sessions(q).unwrap());
+    }
+    let mut times = Vec::with_capacity(sz.search_iters);
+    let mut hits = 0usize;
+    let mut per: Vec<(Duration, String)> = Vec::new();
+    for i in 0..sz.search_iters {
+        let q = &qs[i % qs.len()];
+        let t = Instant::now();
+        let r = store.search_sessions(q).unwrap();
+        let d = t.elapsed();
+        times.push(d);
+        hits += r.hits.len();
+        if i < qs.len() {
+            per.push((d, q.text.clone()));
+        }
+    }
+    if std::env::var("NOMOS_BENCH_DEBUG").is_ok() {
+        per.sort();
+        for (d, q) in per.iter().rev().take(8) {
+            println!("  slow query {:>7.2} ms  {q}", ms(*d));
+        }
+    }
+    times.sort();
+    println!(
+        "store/session_search  messages={}  searches={}  avg hits {:.1}  p50 {:.2} ms  p95 {:.2} ms  p99 {:.2} ms   (budget p95 ≤ 20 ms)",
+        sz.session_messages,
+        times.len(),
+        hits as f64 / times.len() as f64,
+        ms(pct(&times, 0.5)),
+        ms(pct(&times, 0.95)),
+        ms(pct(&times, 0.99))
+    );
+}
+
 // ---------------------------------------------------------------- criterion groups
 
 fn criterion_benches(c: &mut Criterion) {
@@ -640,6 +809,9 @@ fn criterion_benches(c: &mut Criterion) {
     }
     let transcript = want("transcript").then(|| report_transcript(&sz));
     let knowledge = want("fts").then(|| report_fts(&sz));
+    if want("sessions") {
+        report_session_search(&sz);
+    }
     if !want("criterion") {
         return;
     }

@@ -91,6 +91,23 @@ pub enum StoreError {
     /// A JSON column could not be encoded or decoded.
     #[error("Cannot encode or decode stored JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// A session file to import is not a valid Nomos session export. Nothing was written.
+    #[error("This is not a valid Nomos session export: {detail}. Nothing was imported.")]
+    ImportInvalid {
+        /// What is wrong, and where.
+        detail: String,
+    },
+    /// A session file was exported by a newer Nomos. Nothing was written.
+    #[error(
+        "This session export has format version {found}; this build of Nomos reads up to \
+         version {supported}. Update Nomos to import it; nothing was imported."
+    )]
+    ImportVersion {
+        /// The file's format version.
+        found: u64,
+        /// The newest version this build reads.
+        supported: u64,
+    },
 }
 
 impl StoreError {
@@ -108,6 +125,8 @@ impl StoreError {
             StoreError::Busy => "store.busy",
             StoreError::Sqlite(_) => "store.sqlite",
             StoreError::Json(_) => "store.json",
+            StoreError::ImportInvalid { .. } => "store.import_invalid",
+            StoreError::ImportVersion { .. } => "store.import_version",
         }
     }
 
@@ -124,7 +143,9 @@ impl StoreError {
             | StoreError::Invariant { .. }
             | StoreError::InvalidInput { .. }
             | StoreError::Sqlite(_)
-            | StoreError::Json(_) => false,
+            | StoreError::Json(_)
+            | StoreError::ImportInvalid { .. }
+            | StoreError::ImportVersion { .. } => false,
         }
     }
 
@@ -138,6 +159,12 @@ impl StoreError {
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         StoreError::InvalidInput {
             message: message.into(),
+        }
+    }
+
+    pub(crate) fn import(detail: impl Into<String>) -> Self {
+        StoreError::ImportInvalid {
+            detail: detail.into(),
         }
     }
 

@@ -31,8 +31,10 @@ mod owners;
 mod plan;
 pub mod private;
 mod recovery;
+mod search;
 mod secrets;
 mod sessions;
+mod transfer;
 mod types;
 
 pub use approvals::{ApprovalSource, ApprovalWindow, CloseReason, OperatorApproval, WindowId};
@@ -64,9 +66,18 @@ pub use plan::{
     ProposedPlan, StepId, StepStatus, UpdateStepOutcome, WRITE_BACK_DETAIL, WRITE_BACK_TITLE,
 };
 pub use recovery::{CUT_TURN_ERROR, CutTurn, INTERRUPTED_REASON, RecoveryReport};
+pub use search::{
+    DEFAULT_SEARCH_LIMIT, HitSource, MAX_SEARCH_LIMIT, SESSION_SEARCH_CANDIDATES,
+    SESSION_SEARCH_SCAN, SessionHit, SessionSearchPage, SessionSearchQuery, SnippetPart,
+};
 pub use secrets::{REDACTED, is_secret_name, redact};
 pub use sessions::{
     ACTIVITY_GRANULARITY_MS, CompleteOutcome, NewSession, Outcome, ReopenOutcome, Session,
     SessionId, SessionQuery, SessionStatus, SessionSummary,
+};
+pub use transfer::{
+    EXPORT_FORMAT, EXPORT_VERSION, ExportAudit, ExportExecution, ExportGeneration, ExportMessage,
+    ExportSession, ExportStep, ExportToolCall, ExportWindow, IMPORTED_IN_FLIGHT, ImportMark,
+    ImportedSession, MAX_IMPORT_BYTES, SessionExport, utc,
 };
 pub use types::Refusal;

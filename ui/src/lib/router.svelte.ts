@@ -2,7 +2,9 @@
 // the whole URL state and survives reloads of the webview.
 
 export type Route =
-  | { name: 'chat'; sessionId: number | null }
+  // `messageId`: open the transcript at this message (a search hit); the chat scrolls to the
+  // element carrying `data-message-id`.
+  | { name: 'chat'; sessionId: number | null; messageId?: number }
   | { name: 'graph' }
   | { name: 'settings' }
   | { name: 'not_found'; path: string };
@@ -10,8 +12,11 @@ export type Route =
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
   if (path === '/' || path === '/chat') return { name: 'chat', sessionId: null };
-  const session = /^\/sessions\/(\d+)$/.exec(path);
-  if (session?.[1]) return { name: 'chat', sessionId: Number(session[1]) };
+  const session = /^\/sessions\/(\d+)(?:\?message=(\d+))?$/.exec(path);
+  if (session?.[1]) {
+    const sessionId = Number(session[1]);
+    return session[2] ? { name: 'chat', sessionId, messageId: Number(session[2]) } : { name: 'chat', sessionId };
+  }
   if (path === '/graph') return { name: 'graph' };
   if (path === '/settings') return { name: 'settings' };
   return { name: 'not_found', path };
@@ -20,7 +25,10 @@ export function parseRoute(hash: string): Route {
 export function hrefFor(route: Route): string {
   switch (route.name) {
     case 'chat':
-      return route.sessionId === null ? '#/' : `#/sessions/${route.sessionId}`;
+      if (route.sessionId === null) return '#/';
+      return route.messageId === undefined
+        ? `#/sessions/${route.sessionId}`
+        : `#/sessions/${route.sessionId}?message=${route.messageId}`;
     case 'graph':
       return '#/graph';
     case 'settings':

@@ -1,30 +1,96 @@
-import { ipc, NomosError, toNomosError, type SessionSummary } from './ipc';
+import {
+  ipc,
+  NomosError,
+  toNomosError,
+  type ExportFormat,
+  type ImportedSession,
+  type SessionHit,
+  type SessionStatus,
+  type SessionSummary,
+} from './ipc';
 
-// Sidebar state: the session list, the search box and the last error, kept in one place so
-// the sidebar and the chat header agree.
+/** Hits asked for per page of a search. */
+export const SEARCH_PAGE = 30;
+
+// Sidebar state: the session list, the search box and its hits, the status filter and the
+// last error, kept in one place so the sidebar and the chat header agree.
 class Sessions {
   items = $state<SessionSummary[]>([]);
   search = $state('');
+  /** Only sessions in this status (null: any). */
+  status = $state<SessionStatus | null>(null);
+  /** Search hits while the search box holds text (titles, messages, command output). */
+  hits = $state<SessionHit[]>([]);
+  hasMore = $state(false);
   loading = $state(false);
   error = $state<NomosError | null>(null);
+  /** The last export or import failure, shown beside its buttons. */
+  transferError = $state<NomosError | null>(null);
   #generation = 0;
+
+  /** Whether the sidebar shows search hits rather than the plain list. */
+  get searching(): boolean {
+    return this.search.trim() !== '';
+  }
 
   async refresh() {
     // Searches race while the operator types; only the newest answer may land.
     const generation = ++this.#generation;
     this.loading = true;
     try {
-      const query = this.search.trim();
-      const rows = await ipc.listSessions(query ? { search: query } : {});
-      if (generation === this.#generation) {
-        this.items = rows;
-        this.error = null;
+      const text = this.search.trim();
+      const statuses = this.status ? [this.status] : undefined;
+      if (text) {
+        const page = await ipc.searchSessions({ text, statuses, limit: SEARCH_PAGE });
+        if (generation === this.#generation) {
+          this.hits = page.hits;
+          this.hasMore = page.has_more;
+          this.error = null;
+        }
+      } else {
+        const rows = await ipc.listSessions({});
+        if (generation === this.#generation) {
+          this.items = this.status ? rows.filter((s) => s.status === this.status) : rows;
+          this.hits = [];
+          this.hasMore = false;
+          this.error = null;
+        }
       }
     } catch (reason) {
       if (generation === this.#generation) this.error = toNomosError(reason);
     } finally {
       if (generation === this.#generation) this.loading = false;
     }
+  }
+
+  /** The next page of hits, appended. */
+  async more() {
+    const text = this.search.trim();
+    if (!text || !this.hasMore) return;
+    const generation = ++this.#generation;
+    this.loading = true;
+    try {
+      const page = await ipc.searchSessions({
+        text,
+        statuses: this.status ? [this.status] : undefined,
+        limit: SEARCH_PAGE,
+        offset: this.hits.length,
+      });
+      if (generation === this.#generation) {
+        this.hits = [...this.hits, ...page.hits];
+        this.hasMore = page.has_more;
+      }
+    } catch (reason) {
+      if (generation === this.#generation) this.error = toNomosError(reason);
+    } finally {
+      if (generation === this.#generation) this.loading = false;
+    }
+  }
+
+  /** Esc in the search box: back to the plain list. */
+  clearSearch() {
+    this.search = '';
+    void this.refresh();
   }
 
   /**
@@ -43,6 +109,80 @@ class Sessions {
     this.items.splice(i, 1);
     this.items.unshift(row);
   }
+
+  /** Exports a session and hands the file to the webview's download (a Blob link). */
+  async exportSession(id: number, format: ExportFormat): Promise<boolean> {
+    try {
+      const file = await ipc.exportSession(id, format);
+      saveText(file.file_name, file.mime, file.text);
+      this.transferError = null;
+      return true;
+    } catch (reason) {
+      this.transferError = toNomosError(reason);
+      return false;
+    }
+  }
+
+  /** Imports a JSON export chosen by the operator; the new session is listed and returned. */
+  async importFile(file: File): Promise<ImportedSession | null> {
+    try {
+      const text = await file.text();
+      const imported = await ipc.importSession(text);
+      this.transferError = null;
+      // Show the list, where the new session is.
+      this.search = '';
+      await this.refresh();
+      return imported;
+    } catch (reason) {
+      this.transferError = toNomosError(reason);
+      return null;
+    }
+  }
+}
+
+/** Saves text through a temporary Blob link: works in WebKitGTK without a dialog plugin. */
+export function saveText(fileName: string, mime: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: `${mime};charset=utf-8` }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.rel = 'noopener';
+  a.style.display = 'none';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  // Give the download a moment to start before the URL goes away.
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/**
+ * Scrolls the transcript to a message once its element (`data-message-id`) is in the page:
+ * the chat may still be loading when the route changes. Gives up after `timeoutMs`. Returns
+ * a cancel function.
+ */
+export function revealMessage(messageId: number, timeoutMs = 5000): () => void {
+  const selector = `[data-message-id="${messageId}"]`;
+  let done = false;
+  const reveal = (): boolean => {
+    const el = document.querySelector<HTMLElement>(selector);
+    if (!el) return false;
+    done = true;
+    el.scrollIntoView({ block: 'center' });
+    el.classList.add('search-target');
+    setTimeout(() => el.classList.remove('search-target'), 2500);
+    return true;
+  };
+  if (reveal()) return () => {};
+  const observer = new MutationObserver(() => {
+    if (!done && reveal()) stop();
+  });
+  const timer = setTimeout(() => stop(), timeoutMs);
+  function stop() {
+    observer.disconnect();
+    clearTimeout(timer);
+  }
+  observer.observe(document.body, { childList: true, subtree: true });
+  return stop;
 }
 
 export const sessions = new Sessions();

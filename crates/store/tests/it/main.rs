@@ -14,6 +14,8 @@ mod plan;
 mod private;
 mod props;
 mod recovery;
+mod search;
 mod secrets;
 mod sessions;
 mod sessions_flow;
+mod transfer;

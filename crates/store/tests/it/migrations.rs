@@ -114,6 +114,10 @@ fn check_task_flow(store: &Store) {
     assert!(plan.steps[1].write_back);
     let ex = store.executions(1).unwrap();
     assert_eq!(ex[0].stdout, "nginx/stable 1.26");
+    // The search indexes were backfilled: output and message text of old rows are found.
+    let hit = &search(store, "stable")[0];
+    assert_eq!((hit.session.id, hit.execution_id), (1, Some(ex[0].id)));
+    assert_eq!(search(store, "updating")[0].message_id, Some(cid(1, 1)));
     // I22: rows from before the digest can never prove an exact text, so they never run.
     assert!(ex[0].canonical_sha256.is_none());
     assert!(!ex[0].is_exact_command(&ex[0].canonical));
@@ -133,6 +137,16 @@ fn check_task_flow(store: &Store) {
     assert_eq!(report.cut_turns.len(), 1);
     assert!(!report.cut_turns[0].kept);
     assert_eq!(report.pending_continuations.len(), 1);
+}
+
+fn search(store: &Store, text: &str) -> Vec<nomos_store::SessionHit> {
+    store
+        .search_sessions(&nomos_store::SessionSearchQuery {
+            text: text.into(),
+            ..Default::default()
+        })
+        .unwrap()
+        .hits
 }
 
 fn check_knowledge(store: &Store) {
@@ -235,11 +249,38 @@ fn check_fixture(version: i64, store: &Store) {
                 store.turn_lease_holder(1).unwrap().as_deref(),
                 Some("1-deadbeef")
             );
+            // Only final messages are indexed: the cut turn's text is found once recovery
+            // keeps it.
+            assert_eq!(
+                search(store, "backup").len(),
+                2,
+                "title/goal and the operator's message"
+            );
             let report = store.recover_at_startup().unwrap();
+            assert_eq!(search(store, "backup").len(), 3, "the kept turn is indexed");
             assert_eq!(report.interrupted_executions.len(), 1);
             assert_eq!(report.cut_turns.len(), 1);
             assert!(report.cut_turns[0].kept);
             assert_eq!(store.turn_lease_holder(1).unwrap(), None);
+        }
+        20261201200000 => {
+            let hit = &search(store, "zircon")[0];
+            assert_eq!((hit.session.id, hit.message_id), (1, Some(cid(1, 1))));
+            assert_eq!(search(store, "quartzite")[0].message_id, Some(cid(1, 3)));
+            let out = &search(store, "obsidianfs")[0];
+            assert_eq!(out.source, nomos_store::HitSource::Stdout);
+            assert_eq!(
+                out.message_id,
+                Some(cid(1, 2)),
+                "the message whose call ran it"
+            );
+            assert!(store.import_mark(1).unwrap().is_none());
+            let mark = store.import_mark(2).unwrap().unwrap();
+            assert_eq!(mark.at_ms, 1766000300000);
+            store.delete_session(1).unwrap();
+            for word in ["zircon", "quartzite", "obsidianfs", "disk"] {
+                assert!(search(store, word).is_empty(), "{word}");
+            }
         }
         other => panic!("no checks for fixture {other}: add them to check_fixture"),
     }

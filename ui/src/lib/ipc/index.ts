@@ -13,6 +13,11 @@ import type {
   SessionView,
   Settings,
   SettingsView,
+  SessionSearchQuery,
+  SessionSearchPage,
+  ExportFormat,
+  SessionExportText,
+  ImportedSession,
 } from './types.gen';
 
 export type {
@@ -36,6 +41,14 @@ export type {
   ProviderKind,
   StepStatus,
   ToolCall,
+  SessionSearchQuery,
+  SessionSearchPage,
+  SessionHit,
+  HitSource,
+  SnippetPart,
+  ExportFormat,
+  SessionExportText,
+  ImportedSession,
 } from './types.gen';
 
 /** Thrown by every IPC call; carries the stable code the UI branches on. */
@@ -150,6 +163,12 @@ export const ipc = {
     channel.onmessage = onEvent;
     return call<void>('subscribe_events', { onEvent: channel });
   },
+  /** Search titles, goals, summaries, messages and command output; works with no model. */
+  searchSessions: (query: SessionSearchQuery) => call<SessionSearchPage>('search_sessions', { query }),
+  /** The session as text to save: JSON (imports back) or Markdown. */
+  exportSession: (id: number, format: ExportFormat) => call<SessionExportText>('export_session', { id, format }),
+  /** Imports a JSON export as a new session; nothing runs. */
+  importSession: (text: string) => call<ImportedSession>('import_session', { text }),
 };
 
 export type Ipc = typeof ipc;

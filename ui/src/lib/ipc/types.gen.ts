@@ -68,7 +68,7 @@ export type ApprovalKind = "not_needed" | "operator_button" | "chat_approval" | 
 
 export type CommandClass = "read_only" | "config_mutation" | "destructive";
 
-export type ErrorCode = "agent.busy" | "agent.empty_message" | "agent.exact_command_unavailable" | "agent.message_too_long" | "agent.not_awaiting_approval" | "agent.nothing_to_approve" | "agent.nothing_to_retry" | "agent.poisoned" | "agent.runaway" | "agent.stale_execution" | "agent.stale_plan" | "agent.starting" | "agent.stopped" | "agent.token_budget" | "agent.turn_deadline" | "auth.browser" | "auth.config" | "auth.denied" | "auth.discovery" | "auth.id_token" | "auth.issuer_mismatch" | "auth.keyring" | "auth.keyring_corrupt" | "auth.keyring_locked" | "auth.keyring_timeout" | "auth.keyring_unavailable" | "auth.listener" | "auth.lock" | "auth.lock_timeout" | "auth.login_timeout" | "auth.network" | "auth.no_refresh_token" | "auth.not_configured" | "auth.provider" | "auth.provider_unavailable" | "auth.sign_in.identity_changed" | "auth.sign_in.keyring_write_failed" | "auth.sign_in.provider_rejected" | "auth.sign_in.revoked" | "auth.sign_in.token_missing" | "auth.sign_in.unauthorized" | "auth.sign_in_required" | "auth.signed_out" | "auth.state_mismatch" | "exec.config" | "exec.interrupted" | "exec.invalid_command" | "exec.invalid_target" | "exec.inventory" | "exec.io" | "exec.pct" | "exec.read_file" | "exec.spawn" | "exec.ssh" | "exec.ssh_auth" | "exec.ssh_host_key" | "exec.ssh_unreachable" | "exec.unknown_target" | "internal.poisoned" | "internal.task_failed" | "inventory.invalid" | "ipc.failed" | "inventory.toml" | "llm.bad_request" | "llm.cancelled" | "llm.config" | "llm.connect" | "llm.content_filter" | "llm.context_length" | "llm.credentials" | "llm.credentials.missing" | "llm.credentials.sign_in_required" | "llm.credentials.unavailable" | "llm.deadline_exceeded" | "llm.empty_reply" | "llm.idle_timeout" | "llm.insecure_endpoint" | "llm.no_api_key" | "llm.not_configured" | "llm.protocol" | "llm.provider_error" | "llm.quota_exceeded" | "llm.rate_limited" | "llm.refused" | "llm.response_too_large" | "llm.stream_cut" | "llm.unauthorized" | "session.title_empty" | "settings.json" | "settings.no_endpoint" | "settings.save" | "store.busy" | "store.conflict" | "store.corrupt" | "store.invalid_input" | "store.invariant" | "store.io" | "store.json" | "store.not_found" | "store.schema_too_new" | "store.schema_unknown" | "store.sqlite";
+export type ErrorCode = "agent.busy" | "agent.empty_message" | "agent.exact_command_unavailable" | "agent.message_too_long" | "agent.not_awaiting_approval" | "agent.nothing_to_approve" | "agent.nothing_to_retry" | "agent.poisoned" | "agent.runaway" | "agent.stale_execution" | "agent.stale_plan" | "agent.starting" | "agent.stopped" | "agent.token_budget" | "agent.turn_deadline" | "auth.browser" | "auth.config" | "auth.denied" | "auth.discovery" | "auth.id_token" | "auth.issuer_mismatch" | "auth.keyring" | "auth.keyring_corrupt" | "auth.keyring_locked" | "auth.keyring_timeout" | "auth.keyring_unavailable" | "auth.listener" | "auth.lock" | "auth.lock_timeout" | "auth.login_timeout" | "auth.network" | "auth.no_refresh_token" | "auth.not_configured" | "auth.provider" | "auth.provider_unavailable" | "auth.sign_in.identity_changed" | "auth.sign_in.keyring_write_failed" | "auth.sign_in.provider_rejected" | "auth.sign_in.revoked" | "auth.sign_in.token_missing" | "auth.sign_in.unauthorized" | "auth.sign_in_required" | "auth.signed_out" | "auth.state_mismatch" | "exec.config" | "exec.interrupted" | "exec.invalid_command" | "exec.invalid_target" | "exec.inventory" | "exec.io" | "exec.pct" | "exec.read_file" | "exec.spawn" | "exec.ssh" | "exec.ssh_auth" | "exec.ssh_host_key" | "exec.ssh_unreachable" | "exec.unknown_target" | "internal.poisoned" | "internal.task_failed" | "inventory.invalid" | "ipc.failed" | "inventory.toml" | "llm.bad_request" | "llm.cancelled" | "llm.config" | "llm.connect" | "llm.content_filter" | "llm.context_length" | "llm.credentials" | "llm.credentials.missing" | "llm.credentials.sign_in_required" | "llm.credentials.unavailable" | "llm.deadline_exceeded" | "llm.empty_reply" | "llm.idle_timeout" | "llm.insecure_endpoint" | "llm.no_api_key" | "llm.not_configured" | "llm.protocol" | "llm.provider_error" | "llm.quota_exceeded" | "llm.rate_limited" | "llm.refused" | "llm.response_too_large" | "llm.stream_cut" | "llm.unauthorized" | "session.title_empty" | "settings.json" | "settings.no_endpoint" | "settings.save" | "store.busy" | "store.conflict" | "store.corrupt" | "store.import_invalid" | "store.import_version" | "store.invalid_input" | "store.invariant" | "store.io" | "store.json" | "store.not_found" | "store.schema_too_new" | "store.schema_unknown" | "store.sqlite";
 
 export type ExecStatus = "queued" | "awaiting_approval" | "running" | "finished" | "failed" | "cancelled" | "timed_out";
 
@@ -257,3 +257,74 @@ export type ToolCall = { call_id: string, name: string,
  * The arguments exactly as the model sent them (JSON text, possibly malformed).
  */
 arguments: string, result: string | null, is_error: boolean, };
+
+export type HitSource = "title" | "goal" | "summary" | "message" | "command" | "stdout" | "stderr";
+
+export type SnippetPart = { text: string, hit: boolean, };
+
+export type SessionHit = { session: SessionSummary, source: HitSource, 
+/**
+ * The message to open the transcript at: the matching message, or the one whose tool
+ * call ran the matching execution (when known).
+ */
+message_id: number | null, 
+/**
+ * Role of the matching message (message hits).
+ */
+role: Role | null, 
+/**
+ * The matching execution (command and output hits).
+ */
+execution_id: number | null, 
+/**
+ * Where the execution ran.
+ */
+target: string | null, snippet: Array<SnippetPart>, 
+/**
+ * When the matching row was written (Unix milliseconds).
+ */
+at_ms: number, };
+
+export type SessionSearchPage = { hits: Array<SessionHit>, 
+/**
+ * More hits follow (ask again with a larger offset).
+ */
+has_more: boolean, };
+
+export type SessionSearchQuery = { 
+/**
+ * Words to find, taken literally (quotes, stars and operators are only separators);
+ * every word must match, the last one also as a prefix.
+ */
+text: string, 
+/**
+ * Only sessions in one of these statuses (absent or empty: any).
+ */
+statuses?: Array<SessionStatus>, 
+/**
+ * Only sessions with one of these outcomes (absent or empty: any).
+ */
+outcomes?: Array<Outcome>, 
+/**
+ * Only this target (`host:web-01`): commands that ran on it, sessions that ran or
+ * planned something on it.
+ */
+target?: string, 
+/**
+ * At most this many hits (default 20, at most 200).
+ */
+limit?: number, 
+/**
+ * Skip this many hits (paging).
+ */
+offset?: number, };
+
+export type ExportFormat = "json" | "markdown";
+
+export type SessionExportText = { file_name: string, mime: string, text: string, };
+
+export type ImportedSession = { 
+/**
+ * The new session (new id; status as in the file, nothing runs).
+ */
+session: SessionSummary, messages: number, executions: number, };

@@ -1,0 +1,227 @@
+//! Sessions for offline review through the shell's commands, on Tauri's mock runtime with the
+//! app's real capabilities and a real store on disk, and no model configured: search, open,
+//! export and import need only the store.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use nomos_desktop::{AppState, configure, start_agent};
+use nomos_store::{
+    ExecStatus, ExecutionResult, NewExecution, NewMessage, NewPlanStep, NewSession, Outcome, Store,
+};
+use serde_json::{Value, json};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response};
+use tauri::webview::InvokeRequest;
+
+fn app(state: AppState) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
+    let app = configure(tauri::test::mock_builder(), state)
+        .build(tauri::generate_context!())
+        .expect("app builds");
+    start_agent(app.handle());
+    let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .expect("main window");
+    (app, window)
+}
+
+fn invoke(
+    window: &tauri::WebviewWindow<MockRuntime>,
+    cmd: &str,
+    body: Value,
+) -> Result<Value, Value> {
+    get_ipc_response(
+        window,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: tauri::ipc::CallbackFn(0),
+            error: tauri::ipc::CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: tauri::ipc::InvokeBody::Json(body),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|body| body.deserialize::<Value>().unwrap())
+}
+
+/// A finished session with a command whose output holds a rare word.
+fn seed(dir: &std::path::Path) -> (i64, i64) {
+    let store = Store::open_in_dir(dir).unwrap();
+    let sid = store
+        .create_session(NewSession {
+            title: "Check the spinel array".into(),
+            goal: None,
+        })
+        .unwrap()
+        .id;
+    store
+        .append_message(&NewMessage::user(sid, "how is the array?"))
+        .unwrap();
+    store
+        .propose_plan(sid, &[NewPlanStep::new("Look").target("host:nas")])
+        .unwrap();
+    let m = store.begin_assistant_message(sid, false).unwrap();
+    store
+        .record_tool_call(
+            m.id,
+            "call_1",
+            "run",
+            r#"{"command":"mdadm --detail /dev/md0"}"#,
+        )
+        .unwrap();
+    let e = store
+        .create_execution(&NewExecution {
+            session_id: sid,
+            step_seq: Some(1),
+            call_id: Some("call_1".into()),
+            target: "host:nas".into(),
+            command: "mdadm --detail /dev/md0".into(),
+            canonical: "mdadm --detail /dev/md0".into(),
+            class: nomos_store::CommandClass::ReadOnly,
+            decision_reason: "read-only".into(),
+            decision: None,
+            approval: None,
+        })
+        .unwrap();
+    store.start_execution(e.id).unwrap();
+    store
+        .finish_execution(
+            e.id,
+            &ExecutionResult {
+                status: ExecStatus::Finished,
+                exit_code: Some(0),
+                stdout: b"State : clean\nlabradorite members 4\n".to_vec(),
+                stderr: Vec::new(),
+                error: None,
+            },
+        )
+        .unwrap();
+    store
+        .set_tool_result(m.id, "call_1", "exit 0", false)
+        .unwrap();
+    store.finish_message(m.id, None).unwrap();
+    store
+        .complete_task(sid, Outcome::Success, "array clean")
+        .unwrap();
+    (sid, m.id)
+}
+
+#[test]
+fn search_open_export_and_import_work_with_no_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sid, mid) = seed(dir.path());
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    // No model is configured: the agent is not ready, and none of this needs it.
+    let settings = invoke(&window, "get_settings", json!({})).unwrap();
+    assert_eq!(settings["agent_ready"], false, "{settings}");
+
+    let page = invoke(
+        &window,
+        "search_sessions",
+        json!({"query": {"text": "labradorite"}}),
+    )
+    .unwrap();
+    assert_eq!(page["hits"].as_array().unwrap().len(), 1, "{page}");
+    let hit = &page["hits"][0];
+    assert_eq!(hit["session"]["id"], sid);
+    assert_eq!(hit["source"], "stdout");
+    assert_eq!(hit["message_id"], mid);
+    assert_eq!(hit["target"], "host:nas");
+    assert!(
+        hit["snippet"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["hit"] == true && p["text"] == "labradorite"),
+        "{hit}"
+    );
+    let filtered = invoke(
+        &window,
+        "search_sessions",
+        json!({"query": {"text": "labradorite", "statuses": ["failed"], "outcomes": null}}),
+    )
+    .unwrap();
+    assert!(filtered["hits"].as_array().unwrap().is_empty());
+    // Operator text with FTS syntax is text.
+    for text in ["\"", "NEAR(", "*", "-x", "a OR"] {
+        invoke(&window, "search_sessions", json!({"query": {"text": text}})).unwrap();
+    }
+
+    // The past session opens without the agent.
+    let view = invoke(&window, "session_view", json!({"id": sid})).unwrap();
+    assert_eq!(
+        view["session"]["status"], "partial",
+        "the I6 gate: no fact written back"
+    );
+    assert_eq!(
+        view["executions"][0]["stdout"],
+        "State : clean\nlabradorite members 4\n"
+    );
+
+    let md = invoke(
+        &window,
+        "export_session",
+        json!({"id": sid, "format": "markdown"}),
+    )
+    .unwrap();
+    assert_eq!(md["mime"], "text/markdown");
+    assert!(
+        md["file_name"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("nomos-session-{sid}-check-the-spinel-array")),
+        "{md}"
+    );
+    assert!(
+        md["text"]
+            .as_str()
+            .unwrap()
+            .contains("<details><summary>stdout ("),
+        "{md}"
+    );
+    let exported = invoke(
+        &window,
+        "export_session",
+        json!({"id": sid, "format": "json"}),
+    )
+    .unwrap();
+    assert!(exported["file_name"].as_str().unwrap().ends_with(".json"));
+    let text = exported["text"].as_str().unwrap().to_owned();
+
+    let imported = invoke(&window, "import_session", json!({"text": text})).unwrap();
+    let new_id = imported["session"]["id"].as_i64().unwrap();
+    assert_ne!(new_id, sid);
+    assert_eq!(imported["session"]["status"], "partial");
+    assert_eq!(imported["messages"], 2);
+    assert_eq!(imported["executions"], 1);
+    let again = invoke(
+        &window,
+        "search_sessions",
+        json!({"query": {"text": "labradorite"}}),
+    )
+    .unwrap();
+    assert_eq!(again["hits"].as_array().unwrap().len(), 2);
+
+    // A malformed or newer file: a typed error, nothing written.
+    let before = invoke(&window, "list_sessions", json!({"query": {}})).unwrap();
+    let mut newer: Value = serde_json::from_str(&text).unwrap();
+    newer["version"] = json!(3);
+    for (body, code) in [
+        ("{".to_owned(), "store.import_invalid"),
+        ("[]".to_owned(), "store.import_invalid"),
+        (newer.to_string(), "store.import_version"),
+    ] {
+        let err = invoke(&window, "import_session", json!({"text": body})).unwrap_err();
+        assert_eq!(err["code"], code, "{err}");
+        assert_eq!(err["retryable"], false);
+    }
+    assert_eq!(
+        invoke(&window, "list_sessions", json!({"query": {}})).unwrap(),
+        before
+    );
+    let missing = invoke(
+        &window,
+        "export_session",
+        json!({"id": 4242, "format": "json"}),
+    )
+    .unwrap_err();
+    assert_eq!(missing["code"], "store.not_found");
+}
