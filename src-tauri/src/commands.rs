@@ -9,7 +9,7 @@ use nomos_store::{NewSession, SessionQuery, Store};
 use tauri::State;
 use tauri::ipc::Channel;
 
-use crate::{AppState, convert, notify, settings, signin};
+use crate::{AppState, convert, settings, signin};
 
 /// The sidebar never needs more than this many rows at once.
 const MAX_SESSIONS: u32 = 500;
@@ -222,24 +222,15 @@ async fn stop_turn(state: State<'_, AppState>, session_id: i64) -> Result<bool, 
     Ok(state.agent()?.stop(session_id))
 }
 
-/// The webview's event stream: every agent event, in order, through one channel.
+/// The webview's event stream: every agent event, in order, through one channel. Needs no
+/// agent yet (the relay follows each one as it is built); a reload replaces the channel.
 #[tauri::command]
 async fn subscribe_events<R: tauri::Runtime>(
-    app: tauri::AppHandle<R>,
+    webview: tauri::Webview<R>,
     state: State<'_, AppState>,
     on_event: Channel<AgentEvent>,
 ) -> Result<(), IpcError> {
-    let mut events = state.agent()?.subscribe();
-    tauri::async_runtime::spawn(async move {
-        let mut notifier = notify::Notifier::default();
-        while let Some(event) = events.recv().await {
-            notifier.maybe_notify(&app, &event);
-            if on_event.send(event).is_err() {
-                // The webview reloaded or closed; it subscribes again when it comes back.
-                break;
-            }
-        }
-    });
+    state.relay.subscribe(webview.label(), on_event);
     Ok(())
 }
 

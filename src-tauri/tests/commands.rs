@@ -186,3 +186,50 @@ fn sign_in_without_a_provider_says_what_to_configure() {
         "not_configured"
     );
 }
+
+/// The shell follows every agent it builds: a webview subscribed before any model was
+/// configured receives the events of the agent Settings builds later, and of the one after.
+#[test]
+fn events_reach_the_webview_from_each_agent_settings_build() {
+    use std::sync::{Arc, Mutex};
+    use tauri::Manager as _;
+    use tauri::ipc::{Channel, InvokeResponseBody};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let seen: Arc<Mutex<Vec<i64>>> = Arc::default();
+    let sink = seen.clone();
+    let state = app.state::<AppState>();
+    state.relay.subscribe(
+        "main",
+        Channel::new(move |body| {
+            let InvokeResponseBody::Json(json) = body else {
+                panic!("events are JSON")
+            };
+            let event: nomos_protocol::AgentEvent = serde_json::from_str(&json).unwrap();
+            sink.lock().unwrap().push(event.session_id());
+            Ok(())
+        }),
+    );
+    for (round, port) in [(1_i64, 9), (2, 10)] {
+        let saved = invoke(
+            &window,
+            "save_settings",
+            json!({"settings": {"provider": "openai_compatible", "base_url": format!("http://127.0.0.1:{port}/v1"), "model": "m", "inventory_path": null, "import_ssh_config": false}}),
+        )
+        .unwrap();
+        assert_eq!(saved["agent_ready"], true, "{saved}");
+        state
+            .agent()
+            .unwrap()
+            .publish(nomos_protocol::AgentEvent::Done {
+                session_id: round,
+                error: false,
+            });
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while seen.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(*seen.lock().unwrap(), [1, 2]);
+}

@@ -144,6 +144,9 @@ export const ipc = {
   /** Sign-in status changes pushed by the shell (refreshes, expiry, revocation). */
   onAuthStatus: (handler: (status: AuthStatusView) => void) =>
     listen<AuthStatusView>('auth-status', (event) => handler(event.payload)),
+  /** A click on a desktop notification: the shell focused the window; open this session. */
+  onOpenSession: (handler: (sessionId: number) => void) =>
+    listen<number>('open-session', (event) => handler(event.payload)),
   /** Every agent event, in order, for the life of the page. */
   subscribeEvents: (onEvent: (event: AgentEvent) => void) => {
     const channel = new Channel<AgentEvent>();
