@@ -21,6 +21,7 @@ const COMMANDS: &[&str] = &[
     "auth_status",
     "sign_in",
     "sign_out",
+    "test_connection",
 ];
 
 fn main() {

@@ -2,8 +2,8 @@
 
 use nomos_agent::convert as dto;
 use nomos_protocol::{
-    AgentEvent, AppInfo, AuthStatusView, ErrorCode, IpcError, SessionListQuery, SessionSummary,
-    SessionView, Settings, SettingsView,
+    AgentEvent, AppInfo, AuthStatusView, ConnectionCheck, ErrorCode, IpcError, SessionListQuery,
+    SessionSummary, SessionView, Settings, SettingsView,
 };
 use nomos_store::{NewSession, SessionQuery, Store};
 use tauri::State;
@@ -36,7 +36,8 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         set_api_key,
         auth_status,
         sign_in,
-        sign_out
+        sign_out,
+        test_connection
     ]
 }
 
@@ -322,4 +323,32 @@ async fn sign_out(state: State<'_, AppState>) -> Result<AuthStatusView, IpcError
         .await
         .map_err(|e| IpcError::from_parts(e.code(), e.to_string(), e.is_retryable()))?;
     Ok(signin::view(&session.status()))
+}
+
+/// Settings' "Test connection": one tiny real request to the model the form names (saved or
+/// not), with the key the environment or the keyring holds for it. Fails with the step that
+/// failed: `llm.dns`, `llm.connect_refused`, `llm.connect_timeout`, `llm.tls`,
+/// `llm.unauthorized`, `llm.model_not_found`, `llm.endpoint_not_found`, a timeout, or the
+/// provider's own error.
+#[tauri::command]
+async fn test_connection(
+    state: State<'_, AppState>,
+    settings: Settings,
+) -> Result<ConnectionCheck, IpcError> {
+    let saved = settings::from_wire(settings);
+    let token: Option<std::sync::Arc<dyn nomos_llm::TokenSource>> = if saved.auth.model_uses_sign_in
+    {
+        state
+            .signin()
+            .map(|s| std::sync::Arc::new(s) as std::sync::Arc<dyn nomos_llm::TokenSource>)
+    } else {
+        None
+    };
+    crate::connection::test(
+        &saved.runtime,
+        token,
+        &nomos_llm::ProcessEnv,
+        crate::connection::Limits::default(),
+    )
+    .await
 }

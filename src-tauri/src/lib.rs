@@ -5,6 +5,7 @@
 //! commands, and converts between core types and `nomos-protocol` DTOs.
 
 mod commands;
+mod connection;
 mod convert;
 mod notify;
 mod relay;

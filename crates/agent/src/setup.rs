@@ -187,7 +187,18 @@ pub async fn assemble_from_settings(
 ) -> Result<Agent, SetupError> {
     let resolved = nomos_llm::resolve_config(&settings.llm, env, None)
         .map_err(|e| SetupError::NoModel(e.to_string()))?;
-    let token: Option<Arc<dyn TokenSource>> = match (token, &resolved.credential) {
+    let token = credential_for(&resolved, token).await?;
+    assemble(store, data_dir, settings, env, token, config)
+}
+
+/// The credential a resolved endpoint is called with: `token` when given (the sign-in
+/// session for an organisation gateway), else the key stored in the OS keyring when the
+/// configuration expects one; `None` leaves an environment key (or no key) to the provider.
+pub async fn credential_for(
+    resolved: &nomos_llm::ResolvedConfig,
+    token: Option<Arc<dyn TokenSource>>,
+) -> Result<Option<Arc<dyn TokenSource>>, SetupError> {
+    Ok(match (token, &resolved.credential) {
         // The sign-in session is the gateway's bearer.
         (Some(token), _) => Some(token),
         (None, nomos_llm::Credential::Stored) => {
@@ -204,8 +215,7 @@ pub async fn assemble_from_settings(
             }
         }
         (None, nomos_llm::Credential::None | nomos_llm::Credential::Env { .. }) => None,
-    };
-    assemble(store, data_dir, settings, env, token, config)
+    })
 }
 
 /// The endpoint's key; a key an earlier build stored under the host-only account name is

@@ -6,6 +6,7 @@ import type {
   AgentEvent,
   AppInfo,
   AuthStatusView,
+  ConnectionCheck,
   ErrorCode,
   IpcError,
   SessionListQuery,
@@ -21,6 +22,7 @@ export type {
   AuthStatusView,
   SignInState,
   CommandClass,
+  ConnectionCheck,
   ErrorCode,
   ExecStatus,
   Execution,
@@ -141,6 +143,8 @@ export const ipc = {
   /** Opens the system browser; resolves once the provider redirected back. */
   signIn: () => call<AuthStatusView>('sign_in'),
   signOut: () => call<AuthStatusView>('sign_out'),
+  /** One tiny real request to the model these settings name; rejects with what failed. */
+  testConnection: (settings: Settings) => call<ConnectionCheck>('test_connection', { settings }),
   /** Sign-in status changes pushed by the shell (refreshes, expiry, revocation). */
   onAuthStatus: (handler: (status: AuthStatusView) => void) =>
     listen<AuthStatusView>('auth-status', (event) => handler(event.payload)),
