@@ -22,6 +22,7 @@ const COMMANDS: &[&str] = &[
     "sign_in",
     "sign_out",
     "test_connection",
+    "start_demo",
 ];
 
 fn main() {

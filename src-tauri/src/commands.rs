@@ -37,7 +37,8 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         auth_status,
         sign_in,
         sign_out,
-        test_connection
+        test_connection,
+        start_demo
     ]
 }
 
@@ -105,10 +106,11 @@ async fn create_session(
     Ok(dto::session(&session))
 }
 
+/// Read from the store: any session opens with no model configured and no network.
 #[tauri::command]
 async fn session_view(state: State<'_, AppState>, id: i64) -> Result<SessionView, IpcError> {
-    let agent = state.agent()?;
-    tauri::async_runtime::spawn_blocking(move || agent.session_view(id))
+    let store = state.store()?.clone();
+    tauri::async_runtime::spawn_blocking(move || nomos_agent::convert::session_view(&store, id))
         .await
         .map_err(|err| IpcError::new(ErrorCode::InternalTaskFailed, err.to_string()))?
         .map_err(|e| convert::agent_error(&e))
@@ -122,7 +124,10 @@ async fn send_message(
     session_id: Option<i64>,
     text: String,
 ) -> Result<i64, IpcError> {
-    let agent = state.agent()?;
+    let agent = match session_id {
+        Some(id) => state.agent_for(id)?,
+        None => state.agent()?,
+    };
     agent
         .submit(session_id, &text)
         .await
@@ -133,7 +138,7 @@ async fn send_message(
 /// message is not sent a second time.
 #[tauri::command]
 async fn retry_turn(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = state.agent_for(session_id)?;
     agent
         .retry_turn(session_id)
         .await
@@ -145,7 +150,7 @@ async fn retry_turn(state: State<'_, AppState>, session_id: i64) -> Result<(), I
 /// resumed turn streams as events.
 #[tauri::command]
 async fn reconnect_session(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = state.agent_for(session_id)?;
     tauri::async_runtime::spawn(async move {
         if let Err(e) = agent.reconnect(session_id).await {
             agent_error_event(&agent, session_id, &e);
@@ -170,7 +175,7 @@ async fn approve_plan(
     session_id: i64,
     generation: i64,
 ) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = state.agent_for(session_id)?;
     // Validate now (the operator sees a refusal at once); the turn itself runs detached.
     if !agent
         .has_plan_awaiting_approval(session_id)
@@ -188,9 +193,18 @@ async fn approve_plan(
     Ok(())
 }
 
+/// The agent that drives the session an execution belongs to (a demo's, or the configured).
+async fn agent_for_execution(
+    state: &AppState,
+    execution_id: i64,
+) -> Result<nomos_agent::Agent, IpcError> {
+    let execution = with_store(state, move |store| store.get_execution(execution_id)).await?;
+    state.agent_for(execution.session_id)
+}
+
 #[tauri::command]
 async fn approve_execution(state: State<'_, AppState>, execution_id: i64) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = agent_for_execution(&state, execution_id).await?;
     agent
         .approve_execution(execution_id)
         .await
@@ -203,7 +217,7 @@ async fn deny_execution(
     execution_id: i64,
     reason: Option<String>,
 ) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = agent_for_execution(&state, execution_id).await?;
     agent
         .deny_execution(execution_id, reason.as_deref())
         .await
@@ -212,15 +226,15 @@ async fn deny_execution(
 
 #[tauri::command]
 async fn cancel_execution(state: State<'_, AppState>, execution_id: i64) -> Result<bool, IpcError> {
-    state
-        .agent()?
+    agent_for_execution(&state, execution_id)
+        .await?
         .cancel_execution(execution_id)
         .map_err(|e| convert::agent_error(&e))
 }
 
 #[tauri::command]
 async fn stop_turn(state: State<'_, AppState>, session_id: i64) -> Result<bool, IpcError> {
-    Ok(state.agent()?.stop(session_id))
+    Ok(state.agent_for(session_id)?.stop(session_id))
 }
 
 /// The webview's event stream: every agent event, in order, through one channel. Needs no
@@ -351,4 +365,15 @@ async fn test_connection(
         crate::connection::Limits::default(),
     )
     .await
+}
+
+/// "Try the demo": a new session driven by the scripted model (in-process, loopback) over
+/// real read-only commands on this workstation. Returns the session id; the turn streams.
+#[tauri::command]
+async fn start_demo<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<i64, IpcError> {
+    let store = state.store()?.clone();
+    state.demos.start(&app, store, &state.data_dir).await
 }

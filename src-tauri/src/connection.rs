@@ -203,11 +203,17 @@ async fn connect(
             ),
         ));
     }
+    let target = format!("{host}:{port}");
+    let resolved = refused.join(", ");
+    let via = if resolved == target {
+        String::new()
+    } else {
+        format!(" ({resolved})")
+    };
     Err(fail(
         ErrorCode::LlmConnectRefused,
         format!(
-            "Connection refused by {host}:{port} ({}): nothing listens on that port. Is the server running, and is the port right?",
-            refused.join(", ")
+            "Connection refused by {target}{via}: nothing listens on that port. Is the server running, and is the port right?"
         ),
     ))
 }

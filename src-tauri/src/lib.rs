@@ -7,6 +7,7 @@
 mod commands;
 mod connection;
 mod convert;
+mod demo;
 mod notify;
 mod relay;
 mod settings;

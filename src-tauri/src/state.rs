@@ -27,6 +27,8 @@ pub struct AppState {
     signin: RwLock<Option<(String, String, nomos_auth::Session)>>,
     /// Every agent's events to the notifier and the webviews.
     pub relay: EventRelay,
+    /// The demo sessions started here, each with its scripted model and agent.
+    pub demos: crate::demo::Demos,
 }
 
 fn not_started() -> IpcError {
@@ -46,6 +48,7 @@ impl AppState {
                 workers: Mutex::new(None),
                 signin: RwLock::new(None),
                 relay: EventRelay::default(),
+                demos: crate::demo::Demos::default(),
             },
         }
     }
@@ -59,6 +62,7 @@ impl AppState {
             workers: Mutex::new(None),
             signin: RwLock::new(None),
             relay: EventRelay::default(),
+            demos: crate::demo::Demos::default(),
         }
     }
 
@@ -70,6 +74,14 @@ impl AppState {
         match self.agent.read() {
             Ok(agent) => agent.clone(),
             Err(_) => Err(IpcError::new(ErrorCode::InternalPoisoned, "Restart Nomos.")),
+        }
+    }
+
+    /// The agent that drives `session`: its demo's, or the configured one.
+    pub fn agent_for(&self, session: i64) -> Result<Agent, IpcError> {
+        match self.demos.agent_for(session) {
+            Some(agent) => Ok(agent),
+            None => self.agent(),
         }
     }
 

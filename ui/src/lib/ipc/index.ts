@@ -145,6 +145,8 @@ export const ipc = {
   signOut: () => call<AuthStatusView>('sign_out'),
   /** One tiny real request to the model these settings name; rejects with what failed. */
   testConnection: (settings: Settings) => call<ConnectionCheck>('test_connection', { settings }),
+  /** Starts the demo (scripted model, real read-only commands); resolves with its session. */
+  startDemo: () => call<number>('start_demo'),
   /** Sign-in status changes pushed by the shell (refreshes, expiry, revocation). */
   onAuthStatus: (handler: (status: AuthStatusView) => void) =>
     listen<AuthStatusView>('auth-status', (event) => handler(event.payload)),
