@@ -38,7 +38,8 @@ describe('first launch without a model', () => {
     const [offer] = await session.waitFor('[data-testid="demo-offer"]');
     assert.match(await session.text(offer), /Try the demo/);
     assert.match(await session.text(offer), /scripted model/);
-    await new Promise((r) => setTimeout(r, 1_500)); // the screenshot lags the DOM by a paint or two
+    // WebKit under Xvfb may not repaint before an input event: a click on the offer's text.
+    await session.click(offer);
     await screenshot(session, 'demo-offer.png');
     await session.click(await session.find('[data-testid="try-demo"]'));
 
