@@ -483,6 +483,47 @@ mod tests {
         }
     }
 
+    /// A listener whose accept queue is full drops new SYNs: the connect neither succeeds nor
+    /// is refused, as behind a firewall that drops packets.
+    #[tokio::test]
+    async fn a_port_that_never_answers_is_a_connect_timeout() {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let listener = socket.listen(0).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut held = Vec::new();
+        // Fill the accept queue (never accepted); the kernel admits backlog + 1.
+        for _ in 0..4 {
+            match tokio::time::timeout(
+                Duration::from_millis(300),
+                tokio::net::TcpStream::connect(addr),
+            )
+            .await
+            {
+                Ok(Ok(s)) => held.push(s),
+                _ => break,
+            }
+        }
+        let limits = Limits {
+            network: Duration::from_secs(1),
+            reply: Duration::from_secs(3),
+        };
+        let err = test(
+            &settings(
+                nomos_llm::ProviderKind::OpenAiCompatible,
+                &format!("http://{addr}/v1"),
+            ),
+            None,
+            &MapEnv::default(),
+            limits,
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::LlmConnectTimeout, "{err:?}");
+        assert!(err.message.contains(&addr.port().to_string()), "{err:?}");
+        drop(listener);
+    }
+
     #[tokio::test]
     async fn a_name_that_does_not_resolve_is_a_dns_failure() {
         // RFC 6761: `.invalid` never resolves.
