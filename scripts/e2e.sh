@@ -3,6 +3,7 @@
 # Expects the UI and the app to be built (scripts/test.sh does both).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+ensure_packages "${TEST_PACKAGES[@]}"
 driver="$(ensure_tauri_driver)"
 export TAURI_DRIVER="$driver"
 export NOMOS_APP_BINARY="${NOMOS_APP_BINARY:-$(target_dir)/debug/nomos-desktop}"
@@ -11,8 +12,24 @@ export NOMOS_E2E_ARTIFACTS="${NOMOS_E2E_ARTIFACTS:-$ROOT/artifacts/e2e}"
 [ -x "$NOMOS_APP_BINARY" ] || die "app binary not found at $NOMOS_APP_BINARY"
 [ -x "$NOMOS_CLI_BINARY" ] || die "CLI binary not found at $NOMOS_CLI_BINARY"
 
-say "end-to-end tests in the real webview (tauri-driver + WebKitWebDriver, Xvfb)"
+say "end-to-end tests in the real webview (tauri-driver + WebKitWebDriver, Xvfb, dunst)"
 cd "$ROOT/ui"
-xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
+mkdir -p "$NOMOS_E2E_ARTIFACTS"
+# Inside the private session bus: the real notification daemon (dunst) owns
+# org.freedesktop.Notifications before the app starts, with the tests' configuration, and
+# stops with the session.
+xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- bash -c '
+  set -euo pipefail
+  dunst -config "$1" >"$NOMOS_E2E_ARTIFACTS/dunst.log" 2>&1 &
+  dunst_pid=$!
+  trap "kill $dunst_pid 2>/dev/null || true" EXIT
+  # Asked of the bus itself: a call to the name would start a second dunst by activation.
+  owned() {
+    gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+      --method org.freedesktop.DBus.NameHasOwner org.freedesktop.Notifications | grep -q true
+  }
+  for _ in $(seq 100); do owned && break; sleep 0.1; done
+  owned || { echo "dunst did not start: $(cat "$NOMOS_E2E_ARTIFACTS/dunst.log")" >&2; exit 1; }
   node --test --test-reporter=spec --test-concurrency=1 e2e/*.e2e.mjs
+' e2e "$ROOT/ui/e2e/fixtures/dunstrc"
 say "end-to-end screenshots in $NOMOS_E2E_ARTIFACTS"

@@ -11,11 +11,12 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 BUILD_PACKAGES=(libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
   libssl-dev pkg-config build-essential curl file)
 # Extra packages the tests start for real: a virtual display, the WebKit WebDriver, a D-Bus
-# session with a Secret Service, an OpenSSH server, a notification daemon, screenshots, and
-# bubblewrap, the throwaway sandbox the policy tests run read-only commands in.
+# session with a Secret Service, an OpenSSH server, a notification daemon (dunst, whose
+# dunstctl activates notifications; x11-utils gives the e2e test a second window, xmessage, to
+# move the focus to), screenshots, and bubblewrap, the throwaway sandbox the policy tests run read-only commands in.
 # (Not dbus-x11: WebKit would spawn a stray session bus that outlives the app.)
 TEST_PACKAGES=(xvfb webkit2gtk-driver dbus gnome-keyring openssh-server openssh-client xdotool
-  imagemagick dunst libsecret-tools python3 bubblewrap)
+  imagemagick dunst x11-utils libglib2.0-bin libsecret-tools python3 bubblewrap)
 
 # Installs the Debian packages that are missing, as root or through sudo.
 ensure_packages() {

@@ -24,6 +24,8 @@ const COMMANDS: &[&str] = &[
     "search_sessions",
     "export_session",
     "import_session",
+    "test_connection",
+    "start_demo",
 ];
 
 fn main() {

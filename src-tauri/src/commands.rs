@@ -2,15 +2,15 @@
 
 use nomos_agent::convert as dto;
 use nomos_protocol::{
-    AgentEvent, AppInfo, AuthStatusView, ErrorCode, ExportFormat, ImportedSession, IpcError,
-    SessionExportText, SessionListQuery, SessionSearchPage, SessionSearchQuery, SessionSummary,
-    SessionView, Settings, SettingsView,
+    AgentEvent, AppInfo, AuthStatusView, ConnectionCheck, ErrorCode, ExportFormat, ImportedSession,
+    IpcError, SessionExportText, SessionListQuery, SessionSearchPage, SessionSearchQuery,
+    SessionSummary, SessionView, Settings, SettingsView,
 };
 use nomos_store::{NewSession, SessionQuery, Store};
 use tauri::State;
 use tauri::ipc::Channel;
 
-use crate::{AppState, convert, notify, settings, signin};
+use crate::{AppState, convert, settings, signin};
 
 /// The sidebar never needs more than this many rows at once.
 const MAX_SESSIONS: u32 = 500;
@@ -40,7 +40,9 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         sign_out,
         search_sessions,
         export_session,
-        import_session
+        import_session,
+        test_connection,
+        start_demo
     ]
 }
 
@@ -126,7 +128,10 @@ async fn send_message(
     session_id: Option<i64>,
     text: String,
 ) -> Result<i64, IpcError> {
-    let agent = state.agent()?;
+    let agent = match session_id {
+        Some(id) => state.agent_for(id)?,
+        None => state.agent()?,
+    };
     agent
         .submit(session_id, &text)
         .await
@@ -137,7 +142,7 @@ async fn send_message(
 /// message is not sent a second time.
 #[tauri::command]
 async fn retry_turn(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = state.agent_for(session_id)?;
     agent
         .retry_turn(session_id)
         .await
@@ -149,7 +154,7 @@ async fn retry_turn(state: State<'_, AppState>, session_id: i64) -> Result<(), I
 /// resumed turn streams as events.
 #[tauri::command]
 async fn reconnect_session(state: State<'_, AppState>, session_id: i64) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = state.agent_for(session_id)?;
     tauri::async_runtime::spawn(async move {
         if let Err(e) = agent.reconnect(session_id).await {
             agent_error_event(&agent, session_id, &e);
@@ -174,7 +179,7 @@ async fn approve_plan(
     session_id: i64,
     generation: i64,
 ) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = state.agent_for(session_id)?;
     // Validate now (the operator sees a refusal at once); the turn itself runs detached.
     if !agent
         .has_plan_awaiting_approval(session_id)
@@ -192,9 +197,18 @@ async fn approve_plan(
     Ok(())
 }
 
+/// The agent that drives the session an execution belongs to (a demo's, or the configured).
+async fn agent_for_execution(
+    state: &AppState,
+    execution_id: i64,
+) -> Result<nomos_agent::Agent, IpcError> {
+    let execution = with_store(state, move |store| store.get_execution(execution_id)).await?;
+    state.agent_for(execution.session_id)
+}
+
 #[tauri::command]
 async fn approve_execution(state: State<'_, AppState>, execution_id: i64) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = agent_for_execution(&state, execution_id).await?;
     agent
         .approve_execution(execution_id)
         .await
@@ -207,7 +221,7 @@ async fn deny_execution(
     execution_id: i64,
     reason: Option<String>,
 ) -> Result<(), IpcError> {
-    let agent = state.agent()?;
+    let agent = agent_for_execution(&state, execution_id).await?;
     agent
         .deny_execution(execution_id, reason.as_deref())
         .await
@@ -216,35 +230,26 @@ async fn deny_execution(
 
 #[tauri::command]
 async fn cancel_execution(state: State<'_, AppState>, execution_id: i64) -> Result<bool, IpcError> {
-    state
-        .agent()?
+    agent_for_execution(&state, execution_id)
+        .await?
         .cancel_execution(execution_id)
         .map_err(|e| convert::agent_error(&e))
 }
 
 #[tauri::command]
 async fn stop_turn(state: State<'_, AppState>, session_id: i64) -> Result<bool, IpcError> {
-    Ok(state.agent()?.stop(session_id))
+    Ok(state.agent_for(session_id)?.stop(session_id))
 }
 
-/// The webview's event stream: every agent event, in order, through one channel.
+/// The webview's event stream: every agent event, in order, through one channel. Needs no
+/// agent yet (the relay follows each one as it is built); a reload replaces the channel.
 #[tauri::command]
 async fn subscribe_events<R: tauri::Runtime>(
-    app: tauri::AppHandle<R>,
+    webview: tauri::Webview<R>,
     state: State<'_, AppState>,
     on_event: Channel<AgentEvent>,
 ) -> Result<(), IpcError> {
-    let mut events = state.agent()?.subscribe();
-    tauri::async_runtime::spawn(async move {
-        let mut notifier = notify::Notifier::default();
-        while let Some(event) = events.recv().await {
-            notifier.maybe_notify(&app, &event);
-            if on_event.send(event).is_err() {
-                // The webview reloaded or closed; it subscribes again when it comes back.
-                break;
-            }
-        }
-    });
+    state.relay.subscribe(webview.label(), on_event);
     Ok(())
 }
 
@@ -374,4 +379,43 @@ async fn import_session(
 ) -> Result<ImportedSession, IpcError> {
     let imported = with_store(&state, move |store| store.import_session_json(&text)).await?;
     Ok(dto::imported(imported))
+}
+
+/// Settings' "Test connection": one tiny real request to the model the form names (saved or
+/// not), with the key the environment or the keyring holds for it. Fails with the step that
+/// failed: `llm.dns`, `llm.connect_refused`, `llm.connect_timeout`, `llm.tls`,
+/// `llm.unauthorized`, `llm.model_not_found`, `llm.endpoint_not_found`, a timeout, or the
+/// provider's own error.
+#[tauri::command]
+async fn test_connection(
+    state: State<'_, AppState>,
+    settings: Settings,
+) -> Result<ConnectionCheck, IpcError> {
+    let saved = settings::from_wire(settings);
+    let token: Option<std::sync::Arc<dyn nomos_llm::TokenSource>> = if saved.auth.model_uses_sign_in
+    {
+        state
+            .signin()
+            .map(|s| std::sync::Arc::new(s) as std::sync::Arc<dyn nomos_llm::TokenSource>)
+    } else {
+        None
+    };
+    crate::connection::test(
+        &saved.runtime,
+        token,
+        &nomos_llm::ProcessEnv,
+        crate::connection::Limits::default(),
+    )
+    .await
+}
+
+/// "Try the demo": a new session driven by the scripted model (in-process, loopback) over
+/// real read-only commands on this workstation. Returns the session id; the turn streams.
+#[tauri::command]
+async fn start_demo<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<i64, IpcError> {
+    let store = state.store()?.clone();
+    state.demos.start(&app, store, &state.data_dir).await
 }

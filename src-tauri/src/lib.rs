@@ -5,8 +5,11 @@
 //! commands, and converts between core types and `nomos-protocol` DTOs.
 
 mod commands;
+mod connection;
 mod convert;
+mod demo;
 mod notify;
+mod relay;
 mod settings;
 mod signin;
 mod state;
@@ -35,6 +38,16 @@ pub fn configure<R: tauri::Runtime>(
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
+        // A page that starts loading (a reload) has no listener for the old channels: drop
+        // them, so the page that subscribes again gets each event once.
+        .on_page_load(|webview, payload| {
+            if payload.event() == tauri::webview::PageLoadEvent::Started {
+                webview
+                    .state::<AppState>()
+                    .relay
+                    .forget_webview(webview.label());
+            }
+        })
         .setup(|app| {
             start_agent(app.handle());
             Ok(())

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use std::sync::Arc;
 
+use crate::relay::{self, EventRelay};
 use crate::settings::Saved;
 use crate::{convert, signin};
 
@@ -24,6 +25,10 @@ pub struct AppState {
     workers: Mutex<Option<CancellationToken>>,
     /// The sign-in session for the configured provider, with its (issuer, client id).
     signin: RwLock<Option<(String, String, nomos_auth::Session)>>,
+    /// Every agent's events to the notifier and the webviews.
+    pub relay: EventRelay,
+    /// The demo sessions started here, each with its scripted model and agent.
+    pub demos: crate::demo::Demos,
 }
 
 fn not_started() -> IpcError {
@@ -42,6 +47,8 @@ impl AppState {
                 agent: RwLock::new(Err(convert::store_error(&err))),
                 workers: Mutex::new(None),
                 signin: RwLock::new(None),
+                relay: EventRelay::default(),
+                demos: crate::demo::Demos::default(),
             },
         }
     }
@@ -54,6 +61,8 @@ impl AppState {
             agent: RwLock::new(Err(not_started())),
             workers: Mutex::new(None),
             signin: RwLock::new(None),
+            relay: EventRelay::default(),
+            demos: crate::demo::Demos::default(),
         }
     }
 
@@ -65,6 +74,14 @@ impl AppState {
         match self.agent.read() {
             Ok(agent) => agent.clone(),
             Err(_) => Err(IpcError::new(ErrorCode::InternalPoisoned, "Restart Nomos.")),
+        }
+    }
+
+    /// The agent that drives `session`: its demo's, or the configured one.
+    pub fn agent_for(&self, session: i64) -> Result<Agent, IpcError> {
+        match self.demos.agent_for(session) {
+            Some(agent) => Ok(agent),
+            None => self.agent(),
         }
     }
 
@@ -115,14 +132,15 @@ impl AppState {
         } else {
             None
         };
-        self.rebuild_agent(&saved.runtime, token).await
+        self.rebuild_agent(app, &saved.runtime, token).await
     }
 
     /// Builds the agent from `settings` and the environment (a stored API key comes from the
     /// keyring unless `token` is given), runs start-up recovery and starts its background
     /// workers, replacing any previous agent. Returns the error the operator should see.
-    pub async fn rebuild_agent(
+    pub async fn rebuild_agent<R: tauri::Runtime>(
         &self,
+        app: &tauri::AppHandle<R>,
         settings: &setup::RuntimeSettings,
         token: Option<Arc<dyn nomos_llm::TokenSource>>,
     ) -> Option<IpcError> {
@@ -145,6 +163,8 @@ impl AppState {
             stop.cancel();
         }
         if let Ok(agent) = &built {
+            // Subscribed before anything can run, so no event of this agent is missed.
+            relay::attach(app, agent);
             match agent.recover() {
                 Ok(report) => tracing::info!(?report, "start-up recovery"),
                 Err(e) => tracing::error!(code = e.code(), "start-up recovery failed: {e}"),

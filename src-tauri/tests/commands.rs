@@ -186,3 +186,133 @@ fn sign_in_without_a_provider_says_what_to_configure() {
         "not_configured"
     );
 }
+
+/// The shell follows every agent it builds: a webview subscribed before any model was
+/// configured receives the events of the agent Settings builds later, and of the one after.
+#[test]
+fn events_reach_the_webview_from_each_agent_settings_build() {
+    use std::sync::{Arc, Mutex};
+    use tauri::Manager as _;
+    use tauri::ipc::{Channel, InvokeResponseBody};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let seen: Arc<Mutex<Vec<i64>>> = Arc::default();
+    let sink = seen.clone();
+    let state = app.state::<AppState>();
+    state.relay.subscribe(
+        "main",
+        Channel::new(move |body| {
+            let InvokeResponseBody::Json(json) = body else {
+                panic!("events are JSON")
+            };
+            let event: nomos_protocol::AgentEvent = serde_json::from_str(&json).unwrap();
+            sink.lock().unwrap().push(event.session_id());
+            Ok(())
+        }),
+    );
+    for (round, port) in [(1_i64, 9), (2, 10)] {
+        let saved = invoke(
+            &window,
+            "save_settings",
+            json!({"settings": {"provider": "openai_compatible", "base_url": format!("http://127.0.0.1:{port}/v1"), "model": "m", "inventory_path": null, "import_ssh_config": false}}),
+        )
+        .unwrap();
+        assert_eq!(saved["agent_ready"], true, "{saved}");
+        state
+            .agent()
+            .unwrap()
+            .publish(nomos_protocol::AgentEvent::Done {
+                session_id: round,
+                error: false,
+            });
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while seen.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(*seen.lock().unwrap(), [1, 2]);
+}
+
+/// First launch without a model: the demo runs in its own session over the real store,
+/// classifier and executor, waits for the plan approval like any task, runs its four
+/// read-only commands on this workstation and writes what they printed to host:local.
+#[test]
+fn the_demo_runs_to_completion_with_no_model_configured() {
+    use tauri::Manager as _;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let state = app.state::<AppState>();
+    let store = state.store().unwrap().clone();
+    let wait = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+
+    let session = invoke(&window, "start_demo", json!({})).unwrap();
+    let session = session.as_i64().unwrap();
+    let view = || invoke(&window, "session_view", json!({"id": session})).unwrap();
+    assert!(
+        view()["session"]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("Demo:")
+    );
+    wait("the plan", &|| {
+        view()["plan"].as_array().unwrap().len() == 3 && view()["session"]["status"] == "planning"
+    });
+    assert!(
+        store.executions(session).unwrap().is_empty(),
+        "nothing runs before the plan is approved"
+    );
+    let generation = view()["plan"][0]["generation"].clone();
+    invoke(
+        &window,
+        "approve_plan",
+        json!({"sessionId": session, "generation": generation}),
+    )
+    .unwrap();
+    wait("the demo to finish", &|| {
+        view()["session"]["status"] == "done"
+    });
+
+    let executions = store.executions(session).unwrap();
+    let ran: Vec<(&str, &str, Option<i32>)> = executions
+        .iter()
+        .map(|e| (e.command.as_str(), e.class.as_str(), e.exit_code))
+        .collect();
+    assert_eq!(ran.len(), 4, "{ran:?}");
+    for (command, class, exit) in &ran {
+        assert_eq!(*class, "read_only", "{command}");
+        assert_eq!(*exit, Some(0), "{command}");
+    }
+    let host = store.get_entity("host:local").unwrap().unwrap();
+    let kernel = std::process::Command::new("uname")
+        .arg("-r")
+        .output()
+        .unwrap();
+    let kernel = String::from_utf8(kernel.stdout).unwrap();
+    assert_eq!(
+        host.attributes["kernel"],
+        kernel.trim(),
+        "the write-back holds what this machine printed"
+    );
+    assert!(host.attributes.contains_key("memory_total_mib"));
+    assert!(host.attributes.contains_key("root_fs_used"));
+    let view = view();
+    assert_eq!(view["session"]["outcome"], "success");
+    // Nothing the operator did not see: the demo's scripted model had nothing unused or
+    // unexpected to answer.
+    assert!(
+        view["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["error"].is_null()),
+        "{view}"
+    );
+}

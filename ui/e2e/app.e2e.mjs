@@ -2,149 +2,23 @@
 // talking to the real SQLite store on disk. Run by scripts/e2e.sh under Xvfb + a D-Bus session.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Session } from './webdriver.mjs';
-
-const app = process.env.NOMOS_APP_BINARY;
-const cli = process.env.NOMOS_CLI_BINARY;
-const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
-const artifacts = resolve(process.env.NOMOS_E2E_ARTIFACTS ?? 'artifacts/e2e');
-
-async function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
-    });
-    srv.on('error', rej);
-  });
-}
-
-/// Processes started for this run (the app is launched by WebKitWebDriver, not by us), found
-/// by the unique data directory in their environment. Other instances are left alone.
-function processesWithEnv(entry) {
-  const pids = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry)) {
-        pids.push(Number(name));
-      }
-    } catch {
-      // Gone, or not ours to read.
-    }
-  }
-  return pids;
-}
-
-/// Stops what the test started; an app that outlives its WebDriver session would keep the
-/// inherited output pipes (and so this test process) open.
-async function stopApp(dataDir) {
-  const entry = `NOMOS_DATA_DIR=${dataDir}`;
-  for (const signal of ['SIGTERM', 'SIGKILL']) {
-    const pids = processesWithEnv(entry);
-    if (pids.length === 0) return;
-    for (const pid of pids) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // Already gone.
-      }
-    }
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && processesWithEnv(entry).length > 0) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
-async function waitForDriver(base, child, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`tauri-driver exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${base}/status`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('tauri-driver did not start listening');
-}
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifacts, launchApp } from './harness.mjs';
 
 describe('desktop app in the real webview', () => {
-  let driver;
   let session;
   let dataDir;
-  let driverLog = '';
-  let mock;
-  let mockLog = '';
+  let stop;
 
   before(async () => {
-    assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
-    mkdirSync(artifacts, { recursive: true });
-    const home = mkdtempSync(join(tmpdir(), 'nomos-e2e-'));
-    dataDir = join(home, 'data');
-    const env = {
-      ...process.env,
-      NOMOS_DATA_DIR: dataDir,
-      XDG_DATA_HOME: join(home, 'xdg-data'),
-      XDG_CONFIG_HOME: join(home, 'xdg-config'),
-      XDG_CACHE_HOME: join(home, 'xdg-cache'),
-    };
     // The scripted model server, over real HTTP, answers the app's model requests.
-    assert.ok(cli && existsSync(cli), `NOMOS_CLI_BINARY must point at the built nomos CLI (got ${cli})`);
-    mock = spawn(cli, ['mock-llm', '--script', resolve('e2e/fixtures/read-only-task.yaml')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    mock.stderr.on('data', (d) => (mockLog += d));
-    const mockUrl = await new Promise((res, rej) => {
-      let out = '';
-      mock.stdout.on('data', (d) => {
-        out += d;
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) res(m[1]);
-      });
-      mock.on('exit', (code) => rej(new Error(`mock-llm exited with ${code}: ${mockLog}`)));
-    });
-    env.NOMOS_LLM_BASE_URL = mockUrl;
-    env.NOMOS_LLM_MODEL = 'mock-e2e';
-    env.NOMOS_LLM_PROVIDER = 'openai';
-    const port = await freePort();
-    const nativePort = await freePort();
-    driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    driver.stdout.on('data', (d) => (driverLog += d));
-    driver.stderr.on('data', (d) => (driverLog += d));
-    const base = `http://127.0.0.1:${port}`;
-    await waitForDriver(base, driver);
-    session = await Session.create(base, app);
+    ({ session, dataDir, stop } = await launchApp({ name: 'app', mockScript: 'e2e/fixtures/read-only-task.yaml' }));
   });
 
   after(async () => {
-    if (session) {
-      try {
-        writeFileSync(join(artifacts, 'final.png'), await session.screenshotPng());
-      } catch (err) {
-        console.error(`final screenshot failed: ${err.message}`);
-      }
-      await session.delete().catch(() => {});
-    }
-    driver?.kill('SIGTERM');
-    mock?.kill('SIGTERM');
-    if (dataDir) await stopApp(dataDir);
-    driver?.stdout?.destroy();
-    driver?.stderr?.destroy();
-    if (mockLog) writeFileSync(join(artifacts, 'mock-llm.log'), mockLog);
-    if (driverLog) writeFileSync(join(artifacts, 'tauri-driver.log'), driverLog);
+    await stop?.();
   });
 
   it('renders the frame: sidebar, chat and plan panel', async () => {

@@ -185,7 +185,9 @@ pub async fn assemble_from_settings(
     token: Option<Arc<dyn TokenSource>>,
     config: AgentConfig,
 ) -> Result<Agent, SetupError> {
-    let token = credential(settings, env, token).await?;
+    let resolved = nomos_llm::resolve_config(&settings.llm, env, None)
+        .map_err(|e| SetupError::NoModel(e.to_string()))?;
+    let token = credential_for(&resolved, token).await?;
     assemble(store, data_dir, settings, env, token, config)
 }
 
@@ -197,21 +199,19 @@ pub async fn provider_from_settings(
     env: &dyn Env,
     token: Option<Arc<dyn TokenSource>>,
 ) -> Result<Arc<dyn nomos_llm::Provider>, SetupError> {
-    let token = credential(settings, env, token).await?;
     let resolved = nomos_llm::resolve_config(&settings.llm, env, None)
         .map_err(|e| SetupError::NoModel(e.to_string()))?;
+    let token = credential_for(&resolved, token).await?;
     nomos_llm::build_provider(&resolved, token).map_err(|e| SetupError::NoModel(e.to_string()))
 }
 
-/// The credential for the configured model: `token` (the sign-in session) wins, else a key
-/// stored in the keyring, else whatever the environment or no credential gives.
-async fn credential(
-    settings: &RuntimeSettings,
-    env: &dyn Env,
+/// The credential a resolved endpoint is called with: `token` when given (the sign-in
+/// session for an organisation gateway), else the key stored in the OS keyring when the
+/// configuration expects one; `None` leaves an environment key (or no key) to the provider.
+pub async fn credential_for(
+    resolved: &nomos_llm::ResolvedConfig,
     token: Option<Arc<dyn TokenSource>>,
 ) -> Result<Option<Arc<dyn TokenSource>>, SetupError> {
-    let resolved = nomos_llm::resolve_config(&settings.llm, env, None)
-        .map_err(|e| SetupError::NoModel(e.to_string()))?;
     Ok(match (token, &resolved.credential) {
         // The sign-in session is the gateway's bearer.
         (Some(token), _) => Some(token),

@@ -372,6 +372,8 @@ pub(crate) fn render(
                 .push(("retry-after".into(), format_secs(*retry_after_secs)));
             return Ok(r);
         }
+        // Resolved by the server before rendering.
+        Reply::Hook { name } => return Err(format!("hook `{name}` was not resolved")),
         Reply::Raw {
             status,
             headers,

@@ -399,6 +399,14 @@ pub enum Reply {
         #[serde(default = "default_keepalive_every")]
         every_ms: u64,
     },
+    /// The step the embedding program's hook of this name builds from the request
+    /// ([`crate::MockServer::set_hook`]): a reply that depends on what the client sent (the
+    /// demo writes back facts from the real outputs of the commands it ran). No hook of that
+    /// name is a recorded failure.
+    Hook {
+        /// The hook's name.
+        name: String,
+    },
     /// Exact bytes: a recorded stream or error body, served as is.
     Raw {
         /// HTTP status (default 200).

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::render::{self, Action, Rendered};
 use crate::request::{Format, RecordedRequest};
-use crate::script::{Script, Step};
+use crate::script::{Reply, Script, Step};
 
 /// A failed request check, or a request the script had no answer for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -51,12 +51,24 @@ struct Inner {
     failures: Vec<Failure>,
 }
 
-#[derive(Debug)]
+/// Builds a step from the request it answers (see [`MockServer::set_hook`]).
+pub type Hook = Arc<dyn Fn(&RecordedRequest) -> Step + Send + Sync>;
+
 struct Shared {
     inner: Mutex<Inner>,
+    hooks: Mutex<std::collections::HashMap<String, Hook>>,
     model: Option<String>,
     arrived: Notify,
     shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("inner", &self.inner)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Shared {
@@ -93,6 +105,7 @@ impl MockServer {
                 fallback: script.fallback,
                 ..Inner::default()
             }),
+            hooks: Mutex::default(),
             model: script.model,
             arrived: Notify::new(),
             shutdown: CancellationToken::new(),
@@ -131,6 +144,16 @@ impl MockServer {
     /// Appends a step to the script.
     pub fn push(&self, step: impl Into<Step>) {
         self.shared.lock().queue.push_back(step.into());
+    }
+
+    /// Registers the hook that builds the step for every `kind: hook` reply named `name`.
+    pub fn set_hook(
+        &self,
+        name: impl Into<String>,
+        hook: impl Fn(&RecordedRequest) -> Step + Send + Sync + 'static,
+    ) {
+        let mut hooks = self.shared.hooks.lock().unwrap_or_else(|e| e.into_inner());
+        hooks.insert(name.into(), Arc::new(hook));
     }
 
     /// Steps not served yet.
@@ -248,7 +271,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
                 inner.taken
             )),
             Some(s) => match s.expect.iter().try_for_each(|e| recorded.check(e)) {
-                Ok(()) => Ok(s),
+                Ok(()) => resolve_hook(&shared, s, &recorded),
                 Err(reason) => Err(format!("expectation failed: {reason}")),
             },
         };
@@ -304,6 +327,30 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         }
     };
     respond(rendered, shared.shutdown.clone())
+}
+
+/// A `kind: hook` step becomes what its hook builds from the request (its own checks ran).
+fn resolve_hook(shared: &Shared, step: Step, request: &RecordedRequest) -> Result<Step, String> {
+    let Reply::Hook { name } = &step.reply else {
+        return Ok(step);
+    };
+    let hook = shared
+        .hooks
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(name)
+        .cloned();
+    match hook {
+        Some(hook) => {
+            let built = hook(request);
+            if matches!(built.reply, Reply::Hook { .. }) {
+                Err(format!("hook `{name}` returned another hook"))
+            } else {
+                Ok(built)
+            }
+        }
+        None => Err(format!("no hook named `{name}` is registered")),
+    }
 }
 
 fn models(shared: &Shared) -> Response {

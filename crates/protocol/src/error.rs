@@ -113,6 +113,8 @@ error_codes! {
     LlmCancelled = "llm.cancelled" => false;
     LlmConfig = "llm.config" => false;
     LlmConnect = "llm.connect" => true;
+    LlmConnectRefused = "llm.connect_refused" => true;
+    LlmConnectTimeout = "llm.connect_timeout" => true;
     LlmContentFilter = "llm.content_filter" => false;
     LlmContextLength = "llm.context_length" => false;
     LlmCredentials = "llm.credentials" => false;
@@ -120,9 +122,12 @@ error_codes! {
     LlmCredentialsSignInRequired = "llm.credentials.sign_in_required" => false;
     LlmCredentialsUnavailable = "llm.credentials.unavailable" => false;
     LlmDeadlineExceeded = "llm.deadline_exceeded" => false;
+    LlmDns = "llm.dns" => false;
     LlmEmptyReply = "llm.empty_reply" => false;
+    LlmEndpointNotFound = "llm.endpoint_not_found" => false;
     LlmIdleTimeout = "llm.idle_timeout" => true;
     LlmInsecureEndpoint = "llm.insecure_endpoint" => false;
+    LlmModelNotFound = "llm.model_not_found" => false;
     LlmNoApiKey = "llm.no_api_key" => false;
     LlmNotConfigured = "llm.not_configured" => false;
     LlmProtocol = "llm.protocol" => false;
@@ -132,6 +137,7 @@ error_codes! {
     LlmRefused = "llm.refused" => false;
     LlmResponseTooLarge = "llm.response_too_large" => false;
     LlmStreamCut = "llm.stream_cut" => true;
+    LlmTls = "llm.tls" => false;
     LlmUnauthorized = "llm.unauthorized" => false;
     SessionTitleEmpty = "session.title_empty" => false;
     SettingsJson = "settings.json" => false;

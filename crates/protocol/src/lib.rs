@@ -26,7 +26,9 @@ pub use session::{
     SessionListQuery, SessionSearchPage, SessionSearchQuery, SessionStatus, SessionSummary,
     SnippetPart,
 };
-pub use settings::{AuthStatusView, ProviderKind, Settings, SettingsView, SignInState};
+pub use settings::{
+    AuthStatusView, ConnectionCheck, ProviderKind, Settings, SettingsView, SignInState,
+};
 
 /// Facts about the running application, shown in the UI's about/status area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -51,6 +53,7 @@ pub fn typescript_bindings() -> String {
         AuthStatusView::decl(&cfg),
         ApprovalKind::decl(&cfg),
         CommandClass::decl(&cfg),
+        ConnectionCheck::decl(&cfg),
         ErrorCode::decl(&cfg),
         ExecStatus::decl(&cfg),
         Execution::decl(&cfg),

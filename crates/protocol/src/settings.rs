@@ -95,3 +95,16 @@ pub struct SettingsView {
     /// The keyring account an API key for the configured endpoint is stored under.
     pub api_key_account: Option<String>,
 }
+
+/// A "Test connection" that succeeded: the provider answered one tiny real request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ConnectionCheck {
+    pub provider: ProviderKind,
+    pub base_url: String,
+    pub model: String,
+    /// The start of what the model answered (empty when it answered with nothing).
+    pub reply: String,
+    /// From the first byte sent to the end of the reply.
+    #[ts(type = "number")]
+    pub elapsed_ms: u64,
+}

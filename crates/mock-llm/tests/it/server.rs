@@ -410,3 +410,40 @@ async fn keepalive_forever_sends_comments_until_shutdown_and_never_finishes() {
         server.shutdown().await;
     }
 }
+
+#[tokio::test]
+async fn a_hook_step_is_built_from_the_request_it_answers() {
+    let script = Script::from_yaml(
+        "replies:\n  - kind: hook\n    name: echo\n    expect: [{last_user_contains: hello}]\n  - kind: hook\n    name: missing\n",
+    )
+    .unwrap();
+    let server = MockServer::start(script).await.unwrap();
+    server.set_hook("echo", |req| {
+        Step::text(format!(
+            "you said {}",
+            req.last_user_text().unwrap_or_default()
+        ))
+    });
+    let (status, _, body) = post(
+        format!("{}/chat/completions", server.base_url()),
+        chat(false),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["choices"][0]["message"]["content"], "you said hello");
+    assert!(server.failures().is_empty());
+    // A hook nobody registered is a recorded failure, answered 400.
+    let (status, _, body) = post(
+        format!("{}/chat/completions", server.base_url()),
+        chat(false),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    let failures = server.failures();
+    assert_eq!(failures.len(), 1);
+    assert!(
+        failures[0].reason.contains("no hook named `missing`"),
+        "{failures:?}"
+    );
+}

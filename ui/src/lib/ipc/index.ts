@@ -6,6 +6,7 @@ import type {
   AgentEvent,
   AppInfo,
   AuthStatusView,
+  ConnectionCheck,
   ErrorCode,
   IpcError,
   SessionListQuery,
@@ -26,6 +27,7 @@ export type {
   AuthStatusView,
   SignInState,
   CommandClass,
+  ConnectionCheck,
   ErrorCode,
   ExecStatus,
   Execution,
@@ -154,9 +156,16 @@ export const ipc = {
   /** Opens the system browser; resolves once the provider redirected back. */
   signIn: () => call<AuthStatusView>('sign_in'),
   signOut: () => call<AuthStatusView>('sign_out'),
+  /** One tiny real request to the model these settings name; rejects with what failed. */
+  testConnection: (settings: Settings) => call<ConnectionCheck>('test_connection', { settings }),
+  /** Starts the demo (scripted model, real read-only commands); resolves with its session. */
+  startDemo: () => call<number>('start_demo'),
   /** Sign-in status changes pushed by the shell (refreshes, expiry, revocation). */
   onAuthStatus: (handler: (status: AuthStatusView) => void) =>
     listen<AuthStatusView>('auth-status', (event) => handler(event.payload)),
+  /** A click on a desktop notification: the shell focused the window; open this session. */
+  onOpenSession: (handler: (sessionId: number) => void) =>
+    listen<number>('open-session', (event) => handler(event.payload)),
   /** Every agent event, in order, for the life of the page. */
   subscribeEvents: (onEvent: (event: AgentEvent) => void) => {
     const channel = new Channel<AgentEvent>();

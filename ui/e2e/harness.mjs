@@ -1,0 +1,165 @@
+// Shared set-up of the end-to-end tests: a private home and data directory, the scripted
+// model server over real HTTP, tauri-driver launching the real app in WebKitWebDriver, and
+// a clean stop of everything the test started. Each test file starts its own app.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import assert from 'node:assert/strict';
+import { Session } from './webdriver.mjs';
+
+export const app = process.env.NOMOS_APP_BINARY;
+export const cli = process.env.NOMOS_CLI_BINARY;
+const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
+export const artifacts = resolve(process.env.NOMOS_E2E_ARTIFACTS ?? 'artifacts/e2e');
+
+export async function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+    srv.on('error', rej);
+  });
+}
+
+/// Processes started for this run (the app is launched by WebKitWebDriver, not by us), found
+/// by the unique data directory in their environment. Other instances are left alone.
+export function processesWithEnv(entry) {
+  const pids = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry)) {
+        pids.push(Number(name));
+      }
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+/// Stops what the test started; an app that outlives its WebDriver session would keep the
+/// inherited output pipes (and so this test process) open.
+export async function stopApp(dataDir) {
+  const entry = `NOMOS_DATA_DIR=${dataDir}`;
+  for (const signal of ['SIGTERM', 'SIGKILL']) {
+    const pids = processesWithEnv(entry);
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Already gone.
+      }
+    }
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && processesWithEnv(entry).length > 0) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function waitForDriver(base, child, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`tauri-driver exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}/status`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('tauri-driver did not start listening');
+}
+
+/// Starts `nomos mock-llm --script FILE`; resolves with { url, child, log() }.
+export async function startMockLlm(script) {
+  assert.ok(cli && existsSync(cli), `NOMOS_CLI_BINARY must point at the built nomos CLI (got ${cli})`);
+  let log = '';
+  const child = spawn(cli, ['mock-llm', '--script', resolve(script)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr.on('data', (d) => (log += d));
+  const url = await new Promise((res, rej) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) res(m[1]);
+    });
+    child.on('exit', (code) => rej(new Error(`mock-llm exited with ${code}: ${log}`)));
+  });
+  return { url, child, log: () => log };
+}
+
+/**
+ * Launches the real app through tauri-driver with a private home. `mockScript`: a scripted
+ * model the app is configured with through the environment (none: no model configured).
+ * `name` prefixes the artifacts this run writes. Resolves with { session, dataDir, home,
+ * stop() }.
+ */
+export async function launchApp({ name, mockScript = null, env: extraEnv = {} } = {}) {
+  assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
+  mkdirSync(artifacts, { recursive: true });
+  const home = mkdtempSync(join(tmpdir(), `nomos-e2e-${name}-`));
+  const dataDir = join(home, 'data');
+  const env = {
+    ...process.env,
+    NOMOS_DATA_DIR: dataDir,
+    XDG_DATA_HOME: join(home, 'xdg-data'),
+    XDG_CONFIG_HOME: join(home, 'xdg-config'),
+    XDG_CACHE_HOME: join(home, 'xdg-cache'),
+    ...extraEnv,
+  };
+  // No model from the environment of the machine running the tests.
+  for (const key of Object.keys(env)) {
+    if (/^(NOMOS_LLM_|OPENAI_|ANTHROPIC_|OPENROUTER_)/.test(key) && !(key in extraEnv)) delete env[key];
+  }
+  let mock = null;
+  if (mockScript) {
+    mock = await startMockLlm(mockScript);
+    env.NOMOS_LLM_BASE_URL = mock.url;
+    env.NOMOS_LLM_MODEL = 'mock-e2e';
+    env.NOMOS_LLM_PROVIDER = 'openai';
+  }
+  const port = await freePort();
+  const nativePort = await freePort();
+  let driverLog = '';
+  const driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  driver.stdout.on('data', (d) => (driverLog += d));
+  driver.stderr.on('data', (d) => (driverLog += d));
+  const base = `http://127.0.0.1:${port}`;
+  await waitForDriver(base, driver);
+  const session = await Session.create(base, app);
+
+  async function stop() {
+    try {
+      writeFileSync(join(artifacts, `${name}-final.png`), await session.screenshotPng());
+    } catch (err) {
+      console.error(`final screenshot failed: ${err.message}`);
+    }
+    await session.delete().catch(() => {});
+    driver.kill('SIGTERM');
+    mock?.child.kill('SIGTERM');
+    await stopApp(dataDir);
+    driver.stdout?.destroy();
+    driver.stderr?.destroy();
+    if (mock?.log()) writeFileSync(join(artifacts, `${name}-mock-llm.log`), mock.log());
+    if (driverLog) writeFileSync(join(artifacts, `${name}-tauri-driver.log`), driverLog);
+  }
+  return { session, dataDir, home, stop };
+}
+
+/// Writes a screenshot of the webview to the artifacts folder.
+export async function screenshot(session, file) {
+  writeFileSync(join(artifacts, file), await session.screenshotPng());
+}
