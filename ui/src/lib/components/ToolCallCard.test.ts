@@ -35,14 +35,14 @@ describe('ToolCallCard', () => {
 
   it('shows the execution of its own call when the same command ran twice', () => {
     const executions = [execution(1, 'call-a', 'failed', 3), execution(2, 'call-b', 'finished', 0)];
-    render(ToolCallCard, { call: call('call-b'), executions });
+    render(ToolCallCard, { call: call("call-b"), execution: executions.find((e) => e.call_id === "call-b") });
     const status = screen.getByText(/exit 0/);
     expect(status.textContent).toContain('finished');
     expect(screen.queryByText(/exit 3/)).toBeNull();
   });
 
   it('shows no execution for a call that has none yet', () => {
-    render(ToolCallCard, { call: call('call-c'), executions: [execution(1, 'call-a', 'failed', 3)] });
+    render(ToolCallCard, { call: call("call-c"), execution: undefined });
     expect(screen.queryByText(/exit/)).toBeNull();
   });
 });
