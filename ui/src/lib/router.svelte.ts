@@ -2,16 +2,23 @@
 // the whole URL state and survives reloads of the webview.
 
 export type Route =
-  | { name: 'chat'; sessionId: number | null }
+  | { name: 'chat'; sessionId: number | null; messageId?: number }
   | { name: 'graph' }
   | { name: 'settings' }
   | { name: 'not_found'; path: string };
 
 export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#/, '') || '/';
+  const [rawPath, query = ''] = hash.replace(/^#/, '').split('?', 2);
+  const path = rawPath || '/';
   if (path === '/' || path === '/chat') return { name: 'chat', sessionId: null };
   const session = /^\/sessions\/(\d+)$/.exec(path);
-  if (session?.[1]) return { name: 'chat', sessionId: Number(session[1]) };
+  if (session?.[1]) {
+    // `?message=ID` opens the session at that message (search hits link so).
+    const message = Number(new URLSearchParams(query).get('message'));
+    return Number.isSafeInteger(message) && message > 0
+      ? { name: 'chat', sessionId: Number(session[1]), messageId: message }
+      : { name: 'chat', sessionId: Number(session[1]) };
+  }
   if (path === '/graph') return { name: 'graph' };
   if (path === '/settings') return { name: 'settings' };
   return { name: 'not_found', path };
@@ -20,7 +27,8 @@ export function parseRoute(hash: string): Route {
 export function hrefFor(route: Route): string {
   switch (route.name) {
     case 'chat':
-      return route.sessionId === null ? '#/' : `#/sessions/${route.sessionId}`;
+      if (route.sessionId === null) return '#/';
+      return route.messageId ? `#/sessions/${route.sessionId}?message=${route.messageId}` : `#/sessions/${route.sessionId}`;
     case 'graph':
       return '#/graph';
     case 'settings':

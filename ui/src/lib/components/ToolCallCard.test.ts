@@ -30,6 +30,9 @@ const execution = (id: number, callId: string, status: Execution['status'], exit
   stdout: 'active (running)',
   stderr: '',
   created_at_ms: id,
+  generation: 1,
+  plan_step_id: null,
+  error: null,
   ...extra,
 });
 
