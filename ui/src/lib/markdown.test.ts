@@ -172,4 +172,20 @@ describe('Markdown component', () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(copied).toBe('df -h');
   });
+
+  it('while streaming, many deltas between two frames are parsed once, then the latest text shows', async () => {
+    const { rerender, getByTestId } = render(Markdown, { source: 'a', streaming: true });
+    let text = 'a';
+    for (let i = 0; i < 200; i++) {
+      text += ` w${i}`;
+      await rerender({ source: text, streaming: true });
+    }
+    // Not yet caught up within the same frame: no per-delta parse.
+    expect(getByTestId('markdown').textContent).not.toContain('w199');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(getByTestId('markdown').textContent).toContain('w199');
+    // A finished message renders at once.
+    await rerender({ source: 'final **text**', streaming: false });
+    expect(getByTestId('markdown').querySelector('strong')?.textContent).toBe('text');
+  });
 });
