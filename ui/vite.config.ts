@@ -13,6 +13,8 @@ export default defineConfig(({ mode }) => ({
   },
   // Component tests mount Svelte's browser build in jsdom.
   resolve: mode === 'test' ? { conditions: ['browser'] } : undefined,
+  // Tests read the agent's Rust declarations (tools, notes) so a new tool cannot skip the UI.
+  server: mode === 'test' ? { fs: { allow: ['..'] } } : undefined,
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],

@@ -122,6 +122,9 @@ pub fn execution(e: &store::Execution) -> wire::Execution {
         stdout: e.stdout.clone(),
         stderr: e.stderr.clone(),
         created_at_ms: e.created_at_ms,
+        generation: e.generation,
+        plan_step_id: e.plan_step_id,
+        error: e.error.clone(),
     }
 }
 

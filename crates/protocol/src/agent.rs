@@ -105,6 +105,14 @@ pub struct Execution {
     pub stderr: String,
     #[ts(type = "number")]
     pub created_at_ms: i64,
+    /// The plan generation it ran under: an approval card of an older generation is stale.
+    #[ts(type = "number | null")]
+    pub generation: Option<i64>,
+    /// The plan step (`PlanStep::id`) it serves: the plan panel shows it on that step.
+    #[ts(type = "number | null")]
+    pub plan_step_id: Option<i64>,
+    /// Why it could not run or finish (spawn, connection, timeout), in the core's words.
+    pub error: Option<String>,
 }
 
 /// A tool call in a transcript, with its result once it has one.

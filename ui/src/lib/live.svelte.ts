@@ -1,4 +1,4 @@
-import { ipc, toNomosError, type AgentEvent, type ErrorCode, type NomosError, type SessionView } from './ipc';
+import { ipc, toNomosError, type AgentEvent, type ErrorCode, type Message, type NomosError, type SessionView } from './ipc';
 import { sessions } from './sessions.svelte';
 
 /** A failure shown in the chat with the real text and a way to try again. */
@@ -14,7 +14,11 @@ export interface ChatError {
  */
 class LiveSession {
   id = $state<number | null>(null);
-  view = $state<SessionView | null>(null);
+  /**
+   * Raw (not deeply reactive) and replaced, never mutated: a 10,000-message session must not
+   * pay for a proxy per message; each event swaps the parts it changes.
+   */
+  view = $state.raw<SessionView | null>(null);
   /** Text streamed into messages not yet finished, by message id. */
   streaming = $state<Record<number, string>>({});
   busy = $state(false);
@@ -22,6 +26,16 @@ class LiveSession {
   /** Why the model request is being sent again, while the retry runs. */
   notice = $state<string | null>(null);
   loadError = $state<NomosError | null>(null);
+  /**
+   * Commands that asked for approval while this session was open: their cards stay in the
+   * transcript after the decision and then say why they can no longer be used.
+   */
+  approvalIds = $state<number[]>([]);
+  /** The operator stopped the last turn: the session waits for their next message. */
+  paused = $state(false);
+  #stopRequested = false;
+  /** Plan generations whose approval card was shown; an older one turns stale, not absent. */
+  planCards = $state<number[]>([]);
   #subscribed = false;
 
   async start() {
@@ -43,6 +57,10 @@ class LiveSession {
     this.notice = null;
     this.loadError = null;
     this.busy = false;
+    this.approvalIds = [];
+    this.planCards = [];
+    this.paused = false;
+    this.#stopRequested = false;
     const view = await this.reload();
     if (view) this.#reconnect(view);
   }
@@ -71,12 +89,54 @@ class LiveSession {
     try {
       const view = await ipc.sessionView(id);
       // A late answer for a session the operator has left must not replace the open one.
-      if (this.id === id) this.view = view;
+      if (this.id === id) {
+        this.view = view;
+        this.#noteWaiting();
+      }
       return view;
     } catch (reason) {
       if (this.id === id) this.loadError = toNomosError(reason);
       return null;
     }
+  }
+
+  /** Stops the running turn (Stop button, Esc); the chat then shows the session paused. */
+  async stop(): Promise<void> {
+    const id = this.id;
+    if (id === null || !this.busy) return;
+    this.#stopRequested = true;
+    try {
+      const stopped = await ipc.stopTurn(id);
+      if (!stopped && this.id === id) this.#stopRequested = false;
+    } catch (reason) {
+      this.#stopRequested = false;
+      if (this.id === id) this.errors.push({ ...toNomosError(reason) });
+    }
+  }
+
+  /** Records the approvals the open session waits for, so their cards stay once decided. */
+  #noteWaiting() {
+    const view = this.view;
+    if (!view) return;
+    for (const e of view.executions) {
+      if (e.status === 'awaiting_approval' && !this.approvalIds.includes(e.id)) this.approvalIds.push(e.id);
+    }
+    const generation = view.plan.reduce((max, s) => Math.max(max, s.generation), 0);
+    const waiting =
+      generation > 0 &&
+      !view.approval_open &&
+      view.session.status === 'planning' &&
+      view.plan.some((s) => s.generation === generation && (s.status === 'pending' || s.status === 'running'));
+    if (waiting && !this.planCards.includes(generation)) this.planCards.push(generation);
+  }
+
+  #patchMessage(id: number, change: (m: Message) => Message) {
+    const view = this.view;
+    const i = view?.messages.findIndex((m) => m.id === id) ?? -1;
+    if (!view || i < 0) return;
+    const messages = [...view.messages];
+    messages[i] = change(messages[i]!);
+    this.view = { ...view, messages };
   }
 
   apply(event: AgentEvent) {
@@ -89,6 +149,8 @@ class LiveSession {
     switch (event.type) {
       case 'turn_started':
         this.busy = true;
+        this.paused = false;
+        this.#stopRequested = false;
         this.errors = [];
         break;
       case 'model_retrying':
@@ -102,67 +164,88 @@ class LiveSession {
         this.streaming[event.message_id] = (this.streaming[event.message_id] ?? '') + event.delta;
         // Only a message's first delta looks for its bubble; the rest append.
         if (view && !known && !view.messages.some((m) => m.id === event.message_id)) {
-          view.messages.push({
-            id: event.message_id,
-            role: 'assistant',
-            text: '',
-            pending: true,
-            auto: false,
-            error: null,
-            tool_calls: [],
-            created_at_ms: Date.now(),
-          });
+          this.view = {
+            ...view,
+            messages: [
+              ...view.messages,
+              {
+                id: event.message_id,
+                role: 'assistant',
+                text: '',
+                pending: true,
+                auto: false,
+                error: null,
+                tool_calls: [],
+                created_at_ms: Date.now(),
+              },
+            ],
+          };
         }
         break;
       case 'message': {
         if (!view) break;
         delete this.streaming[event.message.id];
         const i = view.messages.findIndex((m) => m.id === event.message.id);
-        if (i >= 0) view.messages[i] = event.message;
-        else view.messages.push(event.message);
+        const messages = [...view.messages];
+        if (i >= 0) messages[i] = event.message;
+        else messages.push(event.message);
+        this.view = { ...view, messages };
         break;
       }
       case 'tool_call': {
-        const m = view?.messages.find((x) => x.id === event.message_id);
-        if (m && !m.tool_calls.some((c) => c.call_id === event.call.call_id)) m.tool_calls.push(event.call);
+        this.#patchMessage(event.message_id, (m) =>
+          m.tool_calls.some((c) => c.call_id === event.call.call_id) ? m : { ...m, tool_calls: [...m.tool_calls, event.call] },
+        );
         break;
       }
       case 'tool_result': {
-        const m = view?.messages.find((x) => x.id === event.message_id);
-        const c = m?.tool_calls.find((x) => x.call_id === event.call_id);
-        if (c) {
-          c.result = event.result;
-          c.is_error = event.is_error;
-        }
+        this.#patchMessage(event.message_id, (m) => ({
+          ...m,
+          tool_calls: m.tool_calls.map((c) =>
+            c.call_id === event.call_id ? { ...c, result: event.result, is_error: event.is_error } : c,
+          ),
+        }));
         break;
       }
       case 'plan':
-        if (view) view.plan = event.steps;
+        if (view) this.view = { ...view, plan: event.steps };
         break;
       case 'approval_requested':
       case 'execution': {
         const execution = event.execution;
         if (view && execution) {
           const i = view.executions.findIndex((e) => e.id === execution.id);
-          if (i >= 0) view.executions[i] = execution;
-          else view.executions.push(execution);
+          const executions = [...view.executions];
+          if (i >= 0) executions[i] = execution;
+          else executions.push(execution);
+          this.view = { ...view, executions };
         }
+        this.#noteWaiting();
         break;
       }
       case 'task_status':
         if (view) {
-          view.session.status = event.status;
-          view.session.outcome = event.outcome;
-          view.session.summary = event.summary;
-          view.approval_open = event.approval_open;
+          this.view = {
+            ...view,
+            session: { ...view.session, status: event.status, outcome: event.outcome, summary: event.summary },
+            approval_open: event.approval_open,
+          };
         }
+        this.#noteWaiting();
         break;
       case 'task_reopened':
         break;
       case 'error':
+        // A stop the operator asked for is shown as the paused state, not as a failure.
+        if (event.code === 'agent.stopped' || (this.#stopRequested && event.code === 'llm.cancelled')) {
+          this.paused = true;
+          break;
+        }
         this.errors.push({ code: event.code, message: event.message, retryable: event.retryable });
         break;
       case 'done':
+        if (this.#stopRequested && event.error) this.paused = true;
+        this.#stopRequested = false;
         this.busy = false;
         this.notice = null;
         this.streaming = {};

@@ -149,4 +149,30 @@ describe('live session', () => {
     });
     expect(live.view?.plan).toHaveLength(1);
   });
+
+  it('an approval card stays once decided; a replaced plan keeps its (stale) card', () => {
+    const e = {
+      id: 3, session_id: 7, call_id: 'c', target: 'host:a', command: 'x', canonical: 'x', class: 'destructive' as const,
+      reason: 'r', status: 'awaiting_approval' as const, approval: null, exit_code: null, duration_ms: null, stdout: '',
+      stderr: '', created_at_ms: 0, generation: 1, plan_step_id: null, error: null,
+    };
+    live.apply({ type: 'approval_requested', session_id: 7, execution: e });
+    live.apply({ type: 'execution', session_id: 7, execution: { ...e, status: 'running' } });
+    expect(live.approvalIds).toEqual([3]);
+    const step = (generation: number) => ({ id: generation, generation, seq: 1, title: 't', detail: null, target: null, status: 'pending' as const, note: null });
+    live.apply({ type: 'plan', session_id: 7, steps: [step(1)] });
+    live.apply({ type: 'task_status', session_id: 7, status: 'planning', outcome: null, summary: null, approval_open: false });
+    live.apply({ type: 'plan', session_id: 7, steps: [{ ...step(1), status: 'replaced' }, step(2)] });
+    live.apply({ type: 'approval_requested', session_id: 7, execution: null });
+    expect(live.planCards).toEqual([1, 2]);
+  });
+
+  it('opening another session forgets its cards', async () => {
+    live.apply({ type: 'plan', session_id: 7, steps: [{ id: 1, generation: 1, seq: 1, title: 't', detail: null, target: null, status: 'pending', note: null }] });
+    live.apply({ type: 'task_status', session_id: 7, status: 'planning', outcome: null, summary: null, approval_open: false });
+    expect(live.planCards).toEqual([1]);
+    await live.open(8);
+    expect(live.planCards).toEqual([]);
+    expect(live.approvalIds).toEqual([]);
+  });
 });

@@ -10,12 +10,16 @@ export type Route =
   | { name: 'not_found'; path: string };
 
 export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#/, '') || '/';
+  const [rawPath, query = ''] = hash.replace(/^#/, '').split('?', 2);
+  const path = rawPath || '/';
   if (path === '/' || path === '/chat') return { name: 'chat', sessionId: null };
-  const session = /^\/sessions\/(\d+)(?:\?message=(\d+))?$/.exec(path);
+  const session = /^\/sessions\/(\d+)$/.exec(path);
   if (session?.[1]) {
-    const sessionId = Number(session[1]);
-    return session[2] ? { name: 'chat', sessionId, messageId: Number(session[2]) } : { name: 'chat', sessionId };
+    // `?message=ID` opens the session at that message (search hits link so).
+    const message = Number(new URLSearchParams(query).get('message'));
+    return Number.isSafeInteger(message) && message > 0
+      ? { name: 'chat', sessionId: Number(session[1]), messageId: message }
+      : { name: 'chat', sessionId: Number(session[1]) };
   }
   if (path === '/graph') return { name: 'graph' };
   if (path === '/settings') return { name: 'settings' };
@@ -26,9 +30,7 @@ export function hrefFor(route: Route): string {
   switch (route.name) {
     case 'chat':
       if (route.sessionId === null) return '#/';
-      return route.messageId === undefined
-        ? `#/sessions/${route.sessionId}`
-        : `#/sessions/${route.sessionId}?message=${route.messageId}`;
+      return route.messageId ? `#/sessions/${route.sessionId}?message=${route.messageId}` : `#/sessions/${route.sessionId}`;
     case 'graph':
       return '#/graph';
     case 'settings':

@@ -19,8 +19,18 @@ describe('parseRoute', () => {
     expect(parseRoute('#/sessions/abc')).toEqual({ name: 'not_found', path: '/sessions/abc' });
   });
 
+  it.each([
+    ['#/sessions/42?message=9', { name: 'chat', sessionId: 42, messageId: 9 }],
+    ['#/sessions/42?message=0', { name: 'chat', sessionId: 42 }],
+    ['#/sessions/42?message=abc', { name: 'chat', sessionId: 42 }],
+    ['#/sessions/42?other=1&message=12', { name: 'chat', sessionId: 42, messageId: 12 }],
+    ['#/sessions/42?', { name: 'chat', sessionId: 42 }],
+  ])('reads ?message=ID of %s', (hash, route) => {
+    expect(parseRoute(hash)).toEqual(route);
+  });
+
   it('round-trips through hrefFor', () => {
-    for (const hash of ['#/', '#/sessions/7', '#/graph', '#/nope']) {
+    for (const hash of ['#/', '#/sessions/7', '#/sessions/7?message=3', '#/graph', '#/nope']) {
       expect(hrefFor(parseRoute(hash))).toBe(hash);
     }
   });

@@ -155,34 +155,4 @@ export function saveText(fileName: string, mime: string, text: string) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-/**
- * Scrolls the transcript to a message once its element (`data-message-id`) is in the page:
- * the chat may still be loading when the route changes. Gives up after `timeoutMs`. Returns
- * a cancel function.
- */
-export function revealMessage(messageId: number, timeoutMs = 5000): () => void {
-  const selector = `[data-message-id="${messageId}"]`;
-  let done = false;
-  const reveal = (): boolean => {
-    const el = document.querySelector<HTMLElement>(selector);
-    if (!el) return false;
-    done = true;
-    el.scrollIntoView({ block: 'center' });
-    el.classList.add('search-target');
-    setTimeout(() => el.classList.remove('search-target'), 2500);
-    return true;
-  };
-  if (reveal()) return () => {};
-  const observer = new MutationObserver(() => {
-    if (!done && reveal()) stop();
-  });
-  const timer = setTimeout(() => stop(), timeoutMs);
-  function stop() {
-    observer.disconnect();
-    clearTimeout(timer);
-  }
-  observer.observe(document.body, { childList: true, subtree: true });
-  return stop;
-}
-
 export const sessions = new Sessions();

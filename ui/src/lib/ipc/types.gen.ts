@@ -104,7 +104,19 @@ reason: string, status: ExecStatus, approval: ApprovalKind | null, exit_code: nu
 /**
  * Capped output; a marker says where bytes were cut.
  */
-stdout: string, stderr: string, created_at_ms: number, };
+stdout: string, stderr: string, created_at_ms: number, 
+/**
+ * The plan generation it ran under: an approval card of an older generation is stale.
+ */
+generation: number | null, 
+/**
+ * The plan step (`PlanStep::id`) it serves: the plan panel shows it on that step.
+ */
+plan_step_id: number | null, 
+/**
+ * Why it could not run or finish (spawn, connection, timeout), in the core's words.
+ */
+error: string | null, };
 
 export type IpcError = { 
 /**

@@ -1,0 +1,219 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
+import type { Execution, PlanStep, SessionStatus } from '../ipc';
+
+const calls: Array<[string, ...unknown[]]> = [];
+let failWith: { code: string; message: string } | null = null;
+vi.mock('../ipc', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../ipc')>();
+  const record = (name: string) => async (...args: unknown[]) => {
+    calls.push([name, ...args]);
+    if (failWith) throw { ...failWith, retryable: false };
+  };
+  return {
+    ...actual,
+    ipc: {
+      ...actual.ipc,
+      approveExecution: record('approveExecution'),
+      denyExecution: record('denyExecution'),
+      approvePlan: record('approvePlan'),
+    },
+  };
+});
+
+import ApprovalCard from './ApprovalCard.svelte';
+import PlanApprovalCard from './PlanApprovalCard.svelte';
+import { approvalStaleReason, planApprovalStaleReason } from '../approvals';
+
+const exec = (extra: Partial<Execution> = {}): Execution => ({
+  id: 9,
+  session_id: 1,
+  call_id: 'c1',
+  target: 'host:pve1',
+  command: 'systemctl restart nginx',
+  canonical: 'systemctl restart nginx',
+  class: 'config_mutation',
+  reason: 'spec.systemctl.restart: restarts a unit',
+  status: 'awaiting_approval',
+  approval: null,
+  exit_code: null,
+  duration_ms: null,
+  stdout: '',
+  stderr: '',
+  created_at_ms: 0,
+  generation: 1,
+  plan_step_id: null,
+  error: null,
+  ...extra,
+});
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+beforeEach(() => {
+  calls.length = 0;
+  failWith = null;
+});
+afterEach(() => cleanup());
+
+describe('command approval card', () => {
+  it('shows command, target, class and reason', () => {
+    render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    expect(screen.getByTestId('approval-command').textContent).toBe('systemctl restart nginx');
+    const card = screen.getByTestId('approval-card');
+    expect(card.textContent).toContain('host:pve1');
+    expect(card.textContent).toContain('config change');
+    expect(screen.getByTestId('approval-reason').textContent).toContain('restarts a unit');
+  });
+
+  it('Approve and Deny call the core for this execution', async () => {
+    render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    screen.getByTestId('approve-execution').click();
+    await flush();
+    screen.getByTestId('deny-execution').click();
+    await flush();
+    expect(calls).toEqual([['approveExecution', 9], ['denyExecution', 9, undefined]]);
+  });
+
+  it('Deny with a reason sends the reason the model receives', async () => {
+    render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    screen.getByTestId('deny-with-reason').click();
+    await flush();
+    const box = screen.getByTestId('deny-reason') as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: '  use reload, not restart  ' } });
+    screen.getByTestId('deny-reason-send').click();
+    await flush();
+    expect(calls).toEqual([['denyExecution', 9, 'use reload, not restart']]);
+  });
+
+  it.each([
+    ['a', ['approveExecution', 9]],
+    ['A', ['approveExecution', 9]],
+    ['d', ['denyExecution', 9, undefined]],
+  ])('key %s on the focused card decides', async (key, expected) => {
+    render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    const card = screen.getByTestId('approval-card');
+    card.focus();
+    await fireEvent.keyDown(card, { key });
+    await flush();
+    expect(calls).toEqual([expected]);
+  });
+
+  it('typing a/d in the reason box does not decide; r opens it; Escape closes it', async () => {
+    render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    const card = screen.getByTestId('approval-card');
+    await fireEvent.keyDown(card, { key: 'r' });
+    await flush();
+    const box = screen.getByTestId('deny-reason');
+    await fireEvent.keyDown(box, { key: 'a' });
+    await fireEvent.keyDown(box, { key: 'd' });
+    expect(calls).toEqual([]);
+    await fireEvent.keyDown(box, { key: 'Escape' });
+    await flush();
+    expect(screen.queryByTestId('deny-reason')).toBeNull();
+  });
+
+  it('modified keys (Ctrl+A) never decide', async () => {
+    render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'a', ctrlKey: true });
+    expect(calls).toEqual([]);
+  });
+
+  const STALE: Array<[string, Partial<Execution>, SessionStatus, number]> = [
+    ['already approved and running', { status: 'running' }, 'executing', 1],
+    ['queued after approval', { status: 'queued' }, 'executing', 1],
+    ['finished', { status: 'finished', exit_code: 0 }, 'executing', 1],
+    ['denied', { status: 'cancelled' }, 'executing', 1],
+    ['failed', { status: 'failed' }, 'executing', 1],
+    ['timed out', { status: 'timed_out' }, 'executing', 1],
+    ['session done', {}, 'done', 1],
+    ['session failed', {}, 'failed', 1],
+    ['session partial', {}, 'partial', 1],
+    ['session abandoned', {}, 'abandoned', 1],
+    ['plan replaced', { generation: 1 }, 'planning', 2],
+  ];
+  for (const [name, extra, status, generation] of STALE) {
+    it(`stale card (${name}) says so and cannot be approved by button or key`, async () => {
+      render(ApprovalCard, { execution: exec(extra), sessionStatus: status, currentGeneration: generation });
+      expect(screen.getByTestId('approval-card').dataset.stale).toBe('true');
+      expect(screen.getByTestId('approval-stale').textContent!.length).toBeGreaterThan(10);
+      expect(screen.queryByTestId('approve-execution')).toBeNull();
+      await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'a' });
+      await flush();
+      expect(calls).toEqual([]);
+    });
+  }
+
+  it('a card turns stale live when its execution moves on', async () => {
+    const { rerender } = render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    expect(screen.getByTestId('approve-execution')).toBeTruthy();
+    await rerender({ execution: exec({ status: 'running' }), sessionStatus: 'executing', currentGeneration: 1 });
+    expect(screen.queryByTestId('approve-execution')).toBeNull();
+    expect(screen.getByTestId('approval-stale').textContent).toMatch(/approved/);
+  });
+
+  it('the core refusing an out-of-date card makes it stale', async () => {
+    failWith = { code: 'agent.not_awaiting_approval', message: 'Execution 9 is not waiting for approval.' };
+    render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    screen.getByTestId('approve-execution').click();
+    await flush();
+    await flush();
+    expect(screen.getByTestId('approval-stale').textContent).toContain('not waiting');
+  });
+
+  it('approvalStaleReason: live only while awaiting in a live session of its generation', () => {
+    expect(approvalStaleReason(exec(), 'executing', 1)).toBeNull();
+    expect(approvalStaleReason(exec(), 'planning', 1)).toBeNull();
+    expect(approvalStaleReason(exec({ generation: null }), 'executing', 5)).toBeNull();
+  });
+});
+
+const step = (generation: number, seq: number, title: string, status: PlanStep['status'] = 'pending'): PlanStep => ({
+  id: generation * 100 + seq,
+  generation,
+  seq,
+  title,
+  detail: null,
+  target: seq === 1 ? 'host:pve1' : null,
+  status,
+  note: null,
+});
+
+describe('plan approval card', () => {
+  const v1 = [step(1, 2, 'Write back: update_entity_attributes + upsert_knowledge'), step(1, 1, 'Read the kernel')];
+
+  it('lists the steps it approves, in order and in operator words, and approves its generation', async () => {
+    render(PlanApprovalCard, { sessionId: 4, generation: 1, plan: v1, sessionStatus: 'planning', approvalOpen: false });
+    const items = [...screen.getByTestId('plan-approval-steps').querySelectorAll('li')].map((li) => li.textContent);
+    expect(items).toEqual(['Read the kernel — host:pve1', 'Record what was learned']);
+    screen.getByTestId('approve-plan').click();
+    await flush();
+    expect(calls).toEqual([['approvePlan', 4, 1]]);
+  });
+
+  it('a newer generation makes the old card stale', async () => {
+    const plan = [...v1.map((s) => ({ ...s, status: 'replaced' as const })), step(2, 1, 'Read the kernel again')];
+    render(PlanApprovalCard, { sessionId: 4, generation: 1, plan, sessionStatus: 'planning', approvalOpen: false });
+    expect(screen.getByTestId('plan-approval-stale').textContent).toContain('replaced by v2');
+    expect(screen.queryByTestId('approve-plan')).toBeNull();
+    await fireEvent.keyDown(screen.getByTestId('plan-approval'), { key: 'a' });
+    expect(calls).toEqual([]);
+  });
+
+  it.each([
+    ['approved (window open)', 'planning', true],
+    ['executing', 'executing', false],
+    ['done', 'done', false],
+    ['abandoned', 'abandoned', false],
+  ] as const)('%s: stale', (_n, status, open) => {
+    expect(planApprovalStaleReason(1, v1, status, open)).not.toBeNull();
+  });
+
+  it('the core refusing a stale plan makes the card stale', async () => {
+    failWith = { code: 'agent.stale_plan', message: 'The plan changed since you saw it.' };
+    render(PlanApprovalCard, { sessionId: 4, generation: 1, plan: v1, sessionStatus: 'planning', approvalOpen: false });
+    screen.getByTestId('approve-plan').click();
+    await flush();
+    await flush();
+    expect(screen.getByTestId('plan-approval-stale').textContent).toContain('changed');
+  });
+});

@@ -1,0 +1,191 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render } from '@testing-library/svelte';
+import { renderMarkdown, safeHref } from './markdown';
+import Markdown from './components/Markdown.svelte';
+
+/** Parses the rendered HTML and lists everything in it that could run, fetch or navigate. */
+function dangers(html: string): string[] {
+  const host = document.createElement('div');
+  host.innerHTML = html;
+  const found: string[] = [];
+  const banned = /^(script|iframe|frame|frameset|object|embed|svg|math|img|image|video|audio|source|style|link|meta|base|form|button|textarea|select|template|portal|applet|noscript|xmp|foreignobject)$/i;
+  for (const el of host.querySelectorAll('*')) {
+    if (banned.test(el.localName)) found.push(`<${el.localName}>`);
+    for (const attr of el.attributes) {
+      const name = attr.name.toLowerCase();
+      if (name.startsWith('on')) found.push(`${el.localName}[${name}]`);
+      if (['src', 'srcset', 'style', 'action', 'formaction', 'xlink:href', 'background', 'poster', 'data'].includes(name)) {
+        found.push(`${el.localName}[${name}]`);
+      }
+      if (name === 'href' && !/^(https?|mailto):/i.test(attr.value)) found.push(`href=${attr.value}`);
+    }
+    if (el.localName === 'input' && (el.getAttribute('type') !== 'checkbox' || !el.hasAttribute('disabled'))) {
+      found.push('live input');
+    }
+  }
+  return found;
+}
+
+// Every entry is markdown a model (or a command output it quotes) might send.
+const HOSTILE: Array<[string, string]> = [
+  ['script tag', '<script>window.pwned = 1</script>'],
+  ['script inline', 'hello <script>alert(1)</script> world'],
+  ['script split case', '<ScRiPt >alert(1)</sCrIpT>'],
+  ['img onerror', '<img src=x onerror=alert(1)>'],
+  ['img markdown remote', '![logo](https://evil.example/track.png)'],
+  ['img markdown js', '![x](javascript:alert(1))'],
+  ['svg onload', '<svg onload=alert(1)><circle r=1 /></svg>'],
+  ['svg script', '<svg><script>alert(1)</script></svg>'],
+  ['math href', '<math><mi xlink:href="javascript:alert(1)">x</mi></math>'],
+  ['iframe', '<iframe src="https://evil.example"></iframe>'],
+  ['iframe srcdoc', '<iframe srcdoc="<script>alert(1)</script>"></iframe>'],
+  ['object', '<object data="javascript:alert(1)"></object>'],
+  ['embed', '<embed src="javascript:alert(1)">'],
+  ['style tag', '<style>body{display:none}</style>'],
+  ['style attr', '<p style="background:url(javascript:alert(1))">x</p>'],
+  ['div onclick', '<div onclick="alert(1)">click</div>'],
+  ['a onmouseover', '<a href="https://ok.example" onmouseover="alert(1)">x</a>'],
+  ['details ontoggle', '<details open ontoggle=alert(1)>x</details>'],
+  ['body onload', '<body onload=alert(1)>'],
+  ['form action', '<form action="javascript:alert(1)"><button>go</button></form>'],
+  ['input autofocus', '<input autofocus onfocus=alert(1)>'],
+  ['meta refresh', '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">'],
+  ['base href', '<base href="javascript:alert(1)//">'],
+  ['link javascript', '[click](javascript:alert(1))'],
+  ['link JavaScript case', '[click](JaVaScRiPt:alert(1))'],
+  ['link tab in scheme', '[click](java\tscript:alert(1))'],
+  ['link entity scheme', '[click](&#106;avascript:alert(1))'],
+  ['link hex entity scheme', '[click](&#x6A;avascript&#x3A;alert(1))'],
+  ['link entity colon', '[click](javascript&colon;alert(1))'],
+  ['link data html', '[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)'],
+  ['link vbscript', '[click](vbscript:msgbox(1))'],
+  ['link file', '[passwd](file:///etc/passwd)'],
+  ['autolink javascript', '<javascript:alert(1)>'],
+  ['reference link javascript', '[x][1]\n\n[1]: javascript:alert(1)'],
+  ['html anchor javascript', '<a href="javascript:alert(1)">x</a>'],
+  ['html anchor entity', '<a href="&#x6A;avascript:alert(1)">x</a>'],
+  ['nested md in html', '<div>**bold** [x](javascript:alert(1))</div>'],
+  ['html in link text', '[<img src=x onerror=alert(1)>](https://ok.example)'],
+  ['html in code span stays text', '`<script>alert(1)</script>`'],
+  ['html in code block stays text', '```html\n<script>alert(1)</script>\n```'],
+  ['code lang injection', '```"><img src=x onerror=alert(1)>\ncode\n```'],
+  ['link title injection', '[x](https://ok.example "a\\" onmouseover=\\"alert(1))'],
+  ['entity-encoded tag', '&lt;script&gt;alert(1)&lt;/script&gt;'],
+  ['double encoded', '&amp;lt;img src=x onerror=alert(1)&amp;gt;'],
+  ['comment breakout', '<!--><img src=x onerror=alert(1)>-->'],
+  ['cdata', '<![CDATA[<img src=x onerror=alert(1)>]]>'],
+  ['unclosed attr', '<img src="x" onerror="alert(1)'],
+  ['noscript mxss', '<noscript><p title="</noscript><img src=x onerror=alert(1)>">'],
+  ['template', '<template><img src=x onerror=alert(1)></template>'],
+  ['table with html', '| a | b |\n|---|---|\n| <img src=x onerror=alert(1)> | <script>x</script> |'],
+  ['blockquote html', '> <iframe src="https://evil.example"></iframe>'],
+  ['list html', '- <svg/onload=alert(1)>\n- [x](javascript:alert(1))'],
+  ['task list', '- [x] done\n- [ ] <input onfocus=alert(1) autofocus>'],
+  ['heading html', '# <img src=x onerror=alert(1)>'],
+  ['protocol-relative', '[x](//evil.example/x)'],
+  ['relative into app', '[settings](#/settings)'],
+];
+
+describe('renderMarkdown: hostile input', () => {
+  for (const [name, source] of HOSTILE) {
+    it(`nothing executable survives: ${name}`, () => {
+      const html = renderMarkdown(source);
+      expect(dangers(html)).toEqual([]);
+    });
+  }
+
+  it('the model raw HTML is shown as text, not dropped', () => {
+    const host = document.createElement('div');
+    host.innerHTML = renderMarkdown('before <b onclick="x()">bold</b> after');
+    expect(host.querySelector('b')).toBeNull();
+    expect(host.textContent).toContain('<b onclick="x()">');
+  });
+
+  it('images fetch nothing and keep their alt text', () => {
+    const host = document.createElement('div');
+    host.innerHTML = renderMarkdown('see ![disk chart](https://evil.example/x.png)');
+    expect(host.querySelector('img')).toBeNull();
+    expect(host.textContent).toContain('[disk chart]');
+  });
+});
+
+describe('renderMarkdown: ordinary markdown', () => {
+  it('renders emphasis, lists, tables and code', () => {
+    const host = document.createElement('div');
+    host.innerHTML = renderMarkdown('**Disk** is *fine*\n\n- a\n- b\n\n| h |\n|---|\n| c |\n\n```sh\ndf -h\n```');
+    expect(host.querySelector('strong')?.textContent).toBe('Disk');
+    expect(host.querySelectorAll('li')).toHaveLength(2);
+    expect(host.querySelector('td')?.textContent).toBe('c');
+    expect(host.querySelector('pre code.language-sh')?.textContent).toBe('df -h');
+  });
+
+  it('web links open outside with rel=noopener', () => {
+    const host = document.createElement('div');
+    host.innerHTML = renderMarkdown('[docs](https://example.org/a?b=1) and <https://example.org/z>');
+    const links = [...host.querySelectorAll('a')];
+    expect(links).toHaveLength(2);
+    for (const a of links) {
+      expect(a.getAttribute('rel')).toContain('noopener');
+      expect(a.getAttribute('target')).toBe('_blank');
+      expect(a.getAttribute('href')).toMatch(/^https:\/\/example\.org\//);
+    }
+  });
+
+  it('a refused link keeps its text', () => {
+    const host = document.createElement('div');
+    host.innerHTML = renderMarkdown('[click me](javascript:alert(1))');
+    expect(host.querySelector('a[href]')).toBeNull();
+    expect(host.textContent).toContain('click me');
+  });
+});
+
+describe('safeHref', () => {
+  it.each([
+    ['https://a.example/x', 'https://a.example/x'],
+    ['http://a.example', 'http://a.example/'],
+    ['mailto:ops@example.org', 'mailto:ops@example.org'],
+    ['javascript:alert(1)', null],
+    [' javascript:alert(1)', null],
+    ['jav\u0000ascript:alert(1)', null],
+    ['data:text/html,x', null],
+    ['file:///etc/passwd', null],
+    ['/relative', null],
+    ['', null],
+  ])('%s', (input, expected) => {
+    expect(safeHref(input)).toBe(expected);
+  });
+});
+
+describe('Markdown component', () => {
+  afterEach(() => cleanup());
+
+  it('gives every code block a Copy button that copies the code', async () => {
+    let copied = '';
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: async (text: string) => void (copied = text) },
+    });
+    const { getAllByTestId } = render(Markdown, { source: 'Run:\n\n```\nuptime\n```\n\nand\n\n```\ndf -h\n```' });
+    const buttons = getAllByTestId('copy-code');
+    expect(buttons).toHaveLength(2);
+    buttons[1]!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(copied).toBe('df -h');
+  });
+
+  it('while streaming, many deltas between two frames are parsed once, then the latest text shows', async () => {
+    const { rerender, getByTestId } = render(Markdown, { source: 'a', streaming: true });
+    let text = 'a';
+    for (let i = 0; i < 200; i++) {
+      text += ` w${i}`;
+      await rerender({ source: text, streaming: true });
+    }
+    // Not yet caught up within the same frame: no per-delta parse.
+    expect(getByTestId('markdown').textContent).not.toContain('w199');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(getByTestId('markdown').textContent).toContain('w199');
+    // A finished message renders at once.
+    await rerender({ source: 'final **text**', streaming: false });
+    expect(getByTestId('markdown').querySelector('strong')?.textContent).toBe('text');
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { Heights, visibleRange } from './virtual';
+
+describe('virtual window', () => {
+  const keys = Array.from({ length: 10_000 }, (_, i) => i + 1);
+
+  it('offsets use measured heights and the estimate for the rest', () => {
+    const h = new Heights();
+    h.set(2, 300);
+    h.set(3, 0); // an unmeasured (hidden) row keeps the estimate
+    const off = h.offsets([1, 2, 3], 50);
+    expect(off).toEqual([0, 50, 350, 400]);
+  });
+
+  it.each([
+    [0, 800, 0],
+    [450_000, 800, 0],
+    [999_200, 800, 0],
+    [10_000, 600, 200],
+  ])('only rows near the viewport (scrollTop %s, height %s)', (top, view, overscan) => {
+    const off = new Heights().offsets(keys, 100);
+    const { start, end } = visibleRange(off, top, view, overscan);
+    expect(end - start).toBeLessThanOrEqual(Math.ceil((view + 2 * overscan) / 100) + 2);
+    expect(end).toBeGreaterThan(start);
+    // The rows cover the viewport.
+    expect(off[start]!).toBeLessThanOrEqual(Math.max(0, top - overscan));
+    expect(off[end]!).toBeGreaterThanOrEqual(Math.min(off[keys.length]!, top + view));
+  });
+
+  it('variable heights: a tall row above keeps the window right', () => {
+    const h = new Heights();
+    h.set(1, 50_000);
+    const off = h.offsets(keys, 100);
+    const { start } = visibleRange(off, 50_050, 500, 0);
+    expect(start).toBe(1);
+    const r = visibleRange(off, 10_000, 500, 0);
+    expect(r).toEqual({ start: 0, end: 1 });
+  });
+
+  it('an empty list has no rows', () => {
+    expect(visibleRange([0], 0, 800, 800)).toEqual({ start: 0, end: 0 });
+  });
+});
