@@ -523,6 +523,16 @@ const LAST_AUDITED_SQL: &str = "SELECT max(k.updated_at_ms) FROM knowledge_about
      WHERE a.entity_id = ?1 AND (k.kind = 'investigation' OR EXISTS (
          SELECT 1 FROM knowledge_tags t WHERE t.entry_id = k.id AND t.tag IN ('audit','update','updates')))";
 
+/// Slugs of the entities a session touched (`?1`: session).
+pub(crate) const TOUCHED_SQL: &str = "SELECT slug FROM entities WHERE id IN (
+        SELECT entity_id FROM entity_attribute_history WHERE session_id = ?1
+        UNION SELECT from_entity FROM relations WHERE session_id = ?1
+        UNION SELECT to_entity FROM relations WHERE session_id = ?1
+        UNION SELECT a.entity_id FROM knowledge_about a JOIN knowledge_entries k ON k.id = a.entry_id
+              WHERE k.session_id = ?1
+        UNION SELECT id FROM entities WHERE created_by_session = ?1)
+     ORDER BY slug";
+
 impl Reader<'_> {
     /// An entity by slug.
     pub fn entity(&self, slug: &str) -> Result<Option<Entity>, StoreError> {
@@ -804,16 +814,7 @@ impl Reader<'_> {
     pub fn entities_touched_by(&self, session: SessionId) -> Result<Vec<String>, StoreError> {
         Ok(self
             .c
-            .prepare_cached(
-                "SELECT slug FROM entities WHERE id IN (
-                    SELECT entity_id FROM entity_attribute_history WHERE session_id = ?1
-                    UNION SELECT from_entity FROM relations WHERE session_id = ?1
-                    UNION SELECT to_entity FROM relations WHERE session_id = ?1
-                    UNION SELECT a.entity_id FROM knowledge_about a JOIN knowledge_entries k ON k.id = a.entry_id
-                          WHERE k.session_id = ?1
-                    UNION SELECT id FROM entities WHERE created_by_session = ?1)
-                 ORDER BY slug",
-            )?
+            .prepare_cached(TOUCHED_SQL)?
             .query_map([session], |r| r.get(0))?
             .collect::<Result<Vec<_>, _>>()?)
     }
@@ -2008,6 +2009,14 @@ pub(crate) mod plan_tests {
                 vec![&1i64],
                 &[],
                 true,
+            ),
+            (
+                "touched by a session",
+                "relations",
+                TOUCHED_SQL.to_owned(),
+                vec![&1i64],
+                &[],
+                false,
             ),
         ];
         for (what, table, sql, params, derived, ordered) in cases {

@@ -861,3 +861,47 @@ fn matrix_puts_each_run_in_its_step_and_target_cell() {
     assert!(!m.truncated);
     assert!(t.store.execution_matrix(9999).is_err());
 }
+
+/// The graph IPC's store side on the benchmark's graph: 5,000 nodes and 15,000 edges.
+/// `cargo test -p nomos-store --release --test it -- --ignored --nocapture graph::bench_`
+#[test]
+#[ignore = "benchmark: run by hand"]
+fn bench_graph_slice_5000_nodes_15000_edges() {
+    let t = store();
+    let kinds = ["host", "lxc", "vm", "service", "disk"];
+    t.store
+        .write(|w| {
+            for i in 0..15_000u32 {
+                let a = i % 5_000;
+                // Three distinct out-edges per node: a+1, a+1668, a+3335.
+                let b = (a + 1 + (i / 5_000) * 1_667) % 5_000;
+                w.create_relationship(
+                    None,
+                    &format!("{}:n{a}", kinds[(a % 5) as usize]),
+                    "depends_on",
+                    &format!("{}:n{b}", kinds[(b % 5) as usize]),
+                    &Map::new(),
+                )?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let q = GraphSliceQuery {
+        max_nodes: 5_000,
+        max_edges: 20_000,
+        ..GraphSliceQuery::default()
+    };
+    let mut times = Vec::new();
+    for _ in 0..10 {
+        let start = std::time::Instant::now();
+        let s = t.store.graph_slice(&q).unwrap();
+        times.push(start.elapsed());
+        assert_eq!((s.nodes.len(), s.edges.len()), (5_000, 15_000));
+    }
+    times.sort();
+    println!(
+        "graph_slice 5000 nodes / 15000 edges: median {:?}, max {:?}",
+        times[times.len() / 2],
+        times[times.len() - 1]
+    );
+}
