@@ -21,6 +21,11 @@ const COMMANDS: &[&str] = &[
     "auth_status",
     "sign_in",
     "sign_out",
+    "graph_slice",
+    "entity_details",
+    "execution_ledger",
+    "target_dependents",
+    "execution_matrix",
 ];
 
 fn main() {

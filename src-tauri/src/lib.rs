@@ -6,6 +6,7 @@
 
 mod commands;
 mod convert;
+mod graph;
 mod notify;
 mod settings;
 mod signin;
