@@ -5,6 +5,7 @@ export type Route =
   | { name: 'chat'; sessionId: number | null }
   | { name: 'graph' }
   | { name: 'settings' }
+  | { name: 'ledger' }
   | { name: 'not_found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -14,6 +15,7 @@ export function parseRoute(hash: string): Route {
   if (session?.[1]) return { name: 'chat', sessionId: Number(session[1]) };
   if (path === '/graph') return { name: 'graph' };
   if (path === '/settings') return { name: 'settings' };
+  if (path === '/ledger') return { name: 'ledger' };
   return { name: 'not_found', path };
 }
 
@@ -25,6 +27,8 @@ export function hrefFor(route: Route): string {
       return '#/graph';
     case 'settings':
       return '#/settings';
+    case 'ledger':
+      return '#/ledger';
     case 'not_found':
       return `#${route.path}`;
   }
