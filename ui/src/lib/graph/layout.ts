@@ -39,17 +39,25 @@ export function serializeForLayout(g: NomosGraph, batches = 60, iterationsPerBat
   return { type: 'start', nodes, positions, edges, iterationsPerBatch, batches };
 }
 
-/** Write the worker's positions back; nodes removed meanwhile are skipped. Non-finite values
- * (a diverged step) are ignored so a node never vanishes to NaN. */
+/** Write the worker's positions back in one bulk update (one graph event, so the renderer
+ * re-indexes once per batch, not once per node); nodes added since keep their place and
+ * non-finite values (a diverged step) are ignored so a node never vanishes to NaN. */
 export function applyPositions(g: NomosGraph, nodes: string[], positions: Float32Array): number {
+  const index = new Map<string, number>();
+  nodes.forEach((n, i) => index.set(n, i));
   let moved = 0;
-  nodes.forEach((n, i) => {
-    const x = positions[2 * i];
-    const y = positions[2 * i + 1];
-    if (x === undefined || y === undefined || !Number.isFinite(x) || !Number.isFinite(y) || !g.hasNode(n)) return;
-    g.mergeNodeAttributes(n, { x, y });
-    moved++;
-  });
+  g.updateEachNodeAttributes(
+    (n, a) => {
+      const i = index.get(n);
+      if (i === undefined) return a;
+      const x = positions[2 * i];
+      const y = positions[2 * i + 1];
+      if (x === undefined || y === undefined || !Number.isFinite(x) || !Number.isFinite(y)) return a;
+      moved++;
+      return { ...a, x, y };
+    },
+    { attributes: ['x', 'y'] },
+  );
   return moved;
 }
 
@@ -66,7 +74,10 @@ export class LayoutRunner {
     }
     const worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
     this.#worker = worker;
-    const req = serializeForLayout(g, batches);
+    // Bounded work: ~600 iterations on small graphs, fewer as the graph grows (each costs
+    // O(n log n) with Barnes-Hut), so a big estate settles in seconds, not minutes.
+    const total = Math.max(60, Math.min(600, Math.round(600_000 / Math.max(1, g.order))));
+    const req = serializeForLayout(g, batches ?? Math.ceil(total / 10));
     this.#nodes = req.nodes;
     worker.onmessage = (ev: MessageEvent<LayoutUpdate>) => {
       if (this.#worker !== worker) return;
