@@ -26,6 +26,11 @@ const COMMANDS: &[&str] = &[
     "import_session",
     "test_connection",
     "start_demo",
+    "graph_slice",
+    "entity_details",
+    "execution_ledger",
+    "target_dependents",
+    "execution_matrix",
 ];
 
 fn main() {

@@ -10,7 +10,7 @@ use nomos_store::{NewSession, SessionQuery, Store};
 use tauri::State;
 use tauri::ipc::Channel;
 
-use crate::{AppState, convert, settings, signin};
+use crate::{AppState, convert, graph, settings, signin};
 
 /// The sidebar never needs more than this many rows at once.
 const MAX_SESSIONS: u32 = 500;
@@ -42,7 +42,12 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         export_session,
         import_session,
         test_connection,
-        start_demo
+        start_demo,
+        graph_slice,
+        entity_details,
+        execution_ledger,
+        target_dependents,
+        execution_matrix
     ]
 }
 
@@ -418,4 +423,77 @@ async fn start_demo<R: tauri::Runtime>(
 ) -> Result<i64, IpcError> {
     let store = state.store()?.clone();
     state.demos.start(&app, store, &state.data_dir).await
+}
+
+/// A bounded piece of the knowledge graph (see `GraphQuery`); with `touched_by`, also the
+/// slugs that session touched.
+#[tauri::command]
+async fn graph_slice(
+    state: State<'_, AppState>,
+    query: nomos_protocol::GraphQuery,
+) -> Result<nomos_protocol::GraphSliceView, IpcError> {
+    let touched_by = query.touched_by;
+    let q = graph::slice_query(query);
+    with_store(&state, move |store| {
+        store.read(|r| {
+            let slice = r.graph_slice(&q)?;
+            let touched = match touched_by {
+                Some(s) => r.entities_touched_by(s)?,
+                None => Vec::new(),
+            };
+            Ok(graph::slice(slice, touched))
+        })
+    })
+    .await
+}
+
+/// The details panel of one entity: attributes with their history and provenance, relations,
+/// knowledge, last audit and the executions that targeted it.
+#[tauri::command]
+async fn entity_details(
+    state: State<'_, AppState>,
+    slug: String,
+) -> Result<nomos_protocol::EntityDetailsView, IpcError> {
+    let wanted = slug.trim().to_owned();
+    let found = with_store(&state, move |store| {
+        store.read(|r| graph::details(r, &slug))
+    })
+    .await?;
+    found.ok_or_else(|| {
+        IpcError::new(
+            ErrorCode::StoreNotFound,
+            format!("Nomos knows nothing about {wanted} (yet)."),
+        )
+    })
+}
+
+/// The execution ledger across sessions, newest first, filtered and paginated.
+#[tauri::command]
+async fn execution_ledger(
+    state: State<'_, AppState>,
+    query: nomos_protocol::LedgerQuery,
+) -> Result<nomos_protocol::LedgerPageView, IpcError> {
+    let filter = graph::ledger_filter(query);
+    let page = with_store(&state, move |store| store.execution_ledger(&filter)).await?;
+    Ok(graph::ledger_page(page))
+}
+
+/// The blast radius of a target: what runs on it and what depends on it, to depth 2.
+#[tauri::command]
+async fn target_dependents(
+    state: State<'_, AppState>,
+    target: String,
+) -> Result<nomos_protocol::DependentsView, IpcError> {
+    let d = with_store(&state, move |store| store.dependents(&target, 0)).await?;
+    Ok(graph::dependents(d))
+}
+
+/// Plan steps × targets for one session.
+#[tauri::command]
+async fn execution_matrix(
+    state: State<'_, AppState>,
+    session_id: i64,
+) -> Result<nomos_protocol::ExecutionMatrixView, IpcError> {
+    let m = with_store(&state, move |store| store.execution_matrix(session_id)).await?;
+    Ok(graph::matrix(m))
 }

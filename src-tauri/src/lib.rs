@@ -8,6 +8,7 @@ mod commands;
 mod connection;
 mod convert;
 mod demo;
+mod graph;
 mod notify;
 mod relay;
 mod settings;

@@ -13,6 +13,7 @@ use ts_rs::TS;
 
 mod agent;
 mod error;
+mod graph;
 mod session;
 mod settings;
 
@@ -21,6 +22,12 @@ pub use agent::{
     SessionView, StepStatus, ToolCall,
 };
 pub use error::{ErrorCode, IpcError};
+pub use graph::{
+    AttributeChangeView, AttributeView, DependentView, DependentsView, EntityDetailsView,
+    ExecutionMatrixView, GraphEdgeView, GraphNodeView, GraphQuery, GraphSliceView,
+    KnowledgeRefView, LedgerCursor, LedgerOutcome, LedgerPageView, LedgerQuery, LedgerRowView,
+    MatrixCellView, MatrixStepView,
+};
 pub use session::{
     ExportFormat, HitSource, ImportedSession, Outcome, SessionExportText, SessionHit,
     SessionListQuery, SessionSearchPage, SessionSearchQuery, SessionStatus, SessionSummary,
@@ -80,6 +87,24 @@ pub fn typescript_bindings() -> String {
         ExportFormat::decl(&cfg),
         SessionExportText::decl(&cfg),
         ImportedSession::decl(&cfg),
+        GraphQuery::decl(&cfg),
+        GraphNodeView::decl(&cfg),
+        GraphEdgeView::decl(&cfg),
+        GraphSliceView::decl(&cfg),
+        AttributeChangeView::decl(&cfg),
+        AttributeView::decl(&cfg),
+        KnowledgeRefView::decl(&cfg),
+        LedgerOutcome::decl(&cfg),
+        LedgerRowView::decl(&cfg),
+        EntityDetailsView::decl(&cfg),
+        LedgerCursor::decl(&cfg),
+        LedgerQuery::decl(&cfg),
+        LedgerPageView::decl(&cfg),
+        MatrixStepView::decl(&cfg),
+        MatrixCellView::decl(&cfg),
+        ExecutionMatrixView::decl(&cfg),
+        DependentView::decl(&cfg),
+        DependentsView::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p nomos-protocol`.\n\

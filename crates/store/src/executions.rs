@@ -886,3 +886,494 @@ impl Store {
         self.read(|r| r.pending_continuations())
     }
 }
+
+// ---- What ran where: the ledger across sessions and the steps × targets matrix --------------
+
+text_enum! {
+    /// How an execution ended, as the ledger filters it.
+    pub enum LedgerOutcome {
+        /// Finished with exit code 0.
+        Succeeded => "succeeded",
+        /// Finished with another exit code, failed to run, or timed out.
+        Failed => "failed",
+        /// Cancelled (denied, stopped) before or while running.
+        Cancelled => "cancelled",
+        /// Queued, awaiting approval or running.
+        Pending => "pending",
+    }
+}
+
+/// The SQL expression of [`LedgerOutcome`] over `executions x`.
+const OUTCOME_EXPR: &str = "CASE WHEN x.status = 'finished' AND x.exit_code = 0 THEN 'succeeded'
+     WHEN x.status IN ('finished','failed','timed_out') THEN 'failed'
+     WHEN x.status = 'cancelled' THEN 'cancelled' ELSE 'pending' END";
+
+/// A ledger page asks for rows at most this many at once.
+pub const MAX_LEDGER_PAGE: u32 = 1000;
+/// The matrix of one session reads at most this many executions.
+pub const MAX_MATRIX_EXECUTIONS: usize = 10_000;
+
+/// Where a ledger page starts: strictly older than this (the previous page's last row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct LedgerCursor {
+    /// That row's creation time.
+    pub created_at_ms: i64,
+    /// That row's id.
+    pub id: ExecutionId,
+}
+
+/// Filter of [`Reader::execution_ledger`]; every field narrows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LedgerFilter {
+    /// Target slug, exactly.
+    pub target: Option<String>,
+    /// One session.
+    pub session: Option<SessionId>,
+    /// Classes (empty: all).
+    pub classes: Vec<CommandClass>,
+    /// Outcomes (empty: all).
+    pub outcomes: Vec<LedgerOutcome>,
+    /// Created at or after.
+    pub since_ms: Option<i64>,
+    /// Created before.
+    pub until_ms: Option<i64>,
+    /// Page start.
+    pub before: Option<LedgerCursor>,
+    /// Rows (0: 100; at most [`MAX_LEDGER_PAGE`]).
+    pub limit: u32,
+}
+
+/// One ledger row: an execution without its output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LedgerRow {
+    /// Execution id.
+    pub id: ExecutionId,
+    /// Session.
+    pub session_id: SessionId,
+    /// Its title.
+    pub session_title: String,
+    /// The message whose tool call started it (for a link into the transcript).
+    pub message_id: Option<i64>,
+    /// Plan generation.
+    pub generation: Option<i64>,
+    /// Plan step.
+    pub plan_step_id: Option<i64>,
+    /// Its number.
+    pub plan_step_seq: Option<i64>,
+    /// Its title.
+    pub plan_step_title: Option<String>,
+    /// Target slug.
+    pub target: String,
+    /// Command (display copy).
+    pub command: String,
+    /// Class.
+    pub class: CommandClass,
+    /// Classifier reason.
+    pub decision_reason: String,
+    /// Approval kind.
+    pub approval: Option<ApprovalKind>,
+    /// Who approved.
+    pub approved_by: Option<String>,
+    /// When.
+    pub approved_at_ms: Option<i64>,
+    /// Status.
+    pub status: ExecStatus,
+    /// Outcome.
+    pub outcome: LedgerOutcome,
+    /// Exit code.
+    pub exit_code: Option<i32>,
+    /// Failure reason.
+    pub error: Option<String>,
+    /// Created.
+    pub created_at_ms: i64,
+    /// Started.
+    pub started_at_ms: Option<i64>,
+    /// Finished.
+    pub finished_at_ms: Option<i64>,
+    /// Duration.
+    pub duration_ms: Option<i64>,
+}
+
+/// A page of the ledger, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LedgerPage {
+    /// Rows.
+    pub rows: Vec<LedgerRow>,
+    /// The cursor of the next (older) page, when there is one.
+    pub next: Option<LedgerCursor>,
+}
+
+/// One plan step (row) of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MatrixStep {
+    /// Step id (`None`: executions outside any plan step).
+    pub id: Option<i64>,
+    /// Generation.
+    pub generation: Option<i64>,
+    /// Number in its generation.
+    pub seq: Option<i64>,
+    /// Title.
+    pub title: String,
+    /// Status text.
+    pub status: Option<String>,
+}
+
+/// What ran for one step on one target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MatrixCell {
+    /// Step id (`None`: outside any step).
+    pub plan_step_id: Option<i64>,
+    /// Target slug.
+    pub target: String,
+    /// Executions.
+    pub runs: u32,
+    /// Of which succeeded.
+    pub succeeded: u32,
+    /// Of which failed.
+    pub failed: u32,
+    /// The most mutating class among them.
+    pub class: CommandClass,
+    /// The latest execution.
+    pub last_execution_id: ExecutionId,
+    /// Its outcome.
+    pub last_outcome: LedgerOutcome,
+}
+
+/// Plan steps × targets for one session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExecutionMatrix {
+    /// Session.
+    pub session_id: SessionId,
+    /// Rows: every plan step of every generation in order, then "outside any step" if used.
+    pub steps: Vec<MatrixStep>,
+    /// Columns: targets, sorted.
+    pub targets: Vec<String>,
+    /// Non-empty cells.
+    pub cells: Vec<MatrixCell>,
+    /// The session had more than [`MAX_MATRIX_EXECUTIONS`] executions; the newest are left out.
+    pub truncated: bool,
+}
+
+/// The ledger query; only the target clause varies, so the planner picks the target index
+/// when there is a target and the time index otherwise.
+pub(crate) fn ledger_sql(with_target: bool) -> String {
+    let target = if with_target {
+        "x.target = ?1"
+    } else {
+        "?1 IS NULL"
+    };
+    format!(
+        "SELECT x.id, x.session_id, s.title,
+                (SELECT tc.message_id FROM tool_calls tc
+                  WHERE tc.message_id BETWEEN x.session_id << 32 AND (x.session_id << 32) + 4294967295
+                    AND tc.call_id = x.call_id LIMIT 1),
+                x.generation, x.plan_step_id, p.seq, p.title, x.target, x.command, x.class,
+                x.decision_reason, x.approval, x.approved_by, x.approved_at_ms, x.status, {OUTCOME_EXPR},
+                x.exit_code, x.error, x.created_at_ms, x.started_at_ms, x.finished_at_ms, x.duration_ms
+         FROM executions x JOIN sessions s ON s.id = x.session_id
+         LEFT JOIN plan_steps p ON p.id = x.plan_step_id
+         WHERE {target}
+           AND x.created_at_ms >= ?2 AND x.created_at_ms < ?3
+           AND (x.created_at_ms, x.id) < (?4, ?5)
+           AND (?6 IS NULL OR x.session_id = ?6)
+           AND (?7 IS NULL OR x.class IN (SELECT value FROM json_each(?7)))
+           AND (?8 IS NULL OR ({OUTCOME_EXPR}) IN (SELECT value FROM json_each(?8)))
+         ORDER BY x.created_at_ms DESC, x.id DESC LIMIT ?9"
+    )
+}
+
+fn ledger_row(r: &Row<'_>) -> rusqlite::Result<LedgerRow> {
+    let outcome: String = r.get(16)?;
+    Ok(LedgerRow {
+        id: r.get(0)?,
+        session_id: r.get(1)?,
+        session_title: r.get(2)?,
+        message_id: r.get(3)?,
+        generation: r.get(4)?,
+        plan_step_id: r.get(5)?,
+        plan_step_seq: r.get(6)?,
+        plan_step_title: r.get(7)?,
+        target: r.get(8)?,
+        command: r.get(9)?,
+        class: r.get(10)?,
+        decision_reason: r.get(11)?,
+        approval: r.get(12)?,
+        approved_by: r.get(13)?,
+        approved_at_ms: r.get(14)?,
+        status: r.get(15)?,
+        outcome: LedgerOutcome::parse(&outcome).unwrap_or(LedgerOutcome::Pending),
+        exit_code: r.get(17)?,
+        error: r.get(18)?,
+        created_at_ms: r.get(19)?,
+        started_at_ms: r.get(20)?,
+        finished_at_ms: r.get(21)?,
+        duration_ms: r.get(22)?,
+    })
+}
+
+/// A session's executions for the matrix, oldest first (`?1`: session, `?2`: limit).
+pub(crate) fn matrix_sql() -> String {
+    format!(
+        "SELECT x.id, x.plan_step_id, x.target, x.class, {OUTCOME_EXPR}
+         FROM executions x WHERE x.session_id = ?1 ORDER BY x.id LIMIT ?2"
+    )
+}
+
+/// The plan steps of a session, every generation in order (`?1`: session).
+pub(crate) const MATRIX_STEPS_SQL: &str =
+    "SELECT id, generation, seq, title, status FROM plan_steps
+     WHERE session_id = ?1 ORDER BY generation, seq";
+
+fn class_rank(c: CommandClass) -> u8 {
+    match c {
+        CommandClass::ReadOnly => 0,
+        CommandClass::ConfigMutation => 1,
+        CommandClass::Destructive => 2,
+    }
+}
+
+impl Reader<'_> {
+    /// The execution ledger across sessions, newest first, filtered and paginated.
+    pub fn execution_ledger(&self, f: &LedgerFilter) -> Result<LedgerPage, StoreError> {
+        let limit = if f.limit == 0 {
+            100
+        } else {
+            f.limit.min(MAX_LEDGER_PAGE)
+        } as usize;
+        let target = f.target.as_deref().map(str::trim).filter(|t| !t.is_empty());
+        let classes = (!f.classes.is_empty()).then(|| {
+            serde_json::to_string(&f.classes.iter().map(|c| c.as_str()).collect::<Vec<_>>())
+                .unwrap_or_default()
+        });
+        let outcomes = (!f.outcomes.is_empty()).then(|| {
+            serde_json::to_string(&f.outcomes.iter().map(|c| c.as_str()).collect::<Vec<_>>())
+                .unwrap_or_default()
+        });
+        let before = f.before.unwrap_or(LedgerCursor {
+            created_at_ms: i64::MAX,
+            id: i64::MAX,
+        });
+        let mut rows = self
+            .c
+            .prepare_cached(&ledger_sql(target.is_some()))?
+            .query_map(
+                params![
+                    target,
+                    f.since_ms.unwrap_or(i64::MIN),
+                    f.until_ms.unwrap_or(i64::MAX),
+                    before.created_at_ms,
+                    before.id,
+                    f.session,
+                    classes,
+                    outcomes,
+                    i64::try_from(limit + 1).unwrap_or(i64::MAX)
+                ],
+                ledger_row,
+            )?
+            .collect::<Result<Vec<_>, _>>()?;
+        let next = (rows.len() > limit).then(|| {
+            rows.truncate(limit);
+            rows.last().map(|r| LedgerCursor {
+                created_at_ms: r.created_at_ms,
+                id: r.id,
+            })
+        });
+        Ok(LedgerPage {
+            rows,
+            next: next.flatten(),
+        })
+    }
+
+    /// The executions that targeted an entity, newest first (at most `limit`, 0: 20).
+    pub fn executions_targeting(
+        &self,
+        slug: &str,
+        limit: u32,
+    ) -> Result<Vec<LedgerRow>, StoreError> {
+        Ok(self
+            .execution_ledger(&LedgerFilter {
+                target: Some(slug.trim().to_owned()),
+                limit: if limit == 0 { 20 } else { limit },
+                ..LedgerFilter::default()
+            })?
+            .rows)
+    }
+
+    /// Plan steps × targets for one session: which step ran what where, and how it ended.
+    pub fn execution_matrix(&self, session: SessionId) -> Result<ExecutionMatrix, StoreError> {
+        self.session(session)?;
+        let mut steps: Vec<MatrixStep> = self
+            .c
+            .prepare_cached(MATRIX_STEPS_SQL)?
+            .query_map([session], |r| {
+                Ok(MatrixStep {
+                    id: Some(r.get(0)?),
+                    generation: Some(r.get(1)?),
+                    seq: Some(r.get(2)?),
+                    title: r.get(3)?,
+                    status: Some(r.get(4)?),
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let cap = MAX_MATRIX_EXECUTIONS;
+        let runs = self
+            .c
+            .prepare_cached(&matrix_sql())?
+            .query_map(
+                params![session, i64::try_from(cap + 1).unwrap_or(i64::MAX)],
+                |r| {
+                    let outcome: String = r.get(4)?;
+                    Ok((
+                        r.get::<_, ExecutionId>(0)?,
+                        r.get::<_, Option<i64>>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, CommandClass>(3)?,
+                        LedgerOutcome::parse(&outcome).unwrap_or(LedgerOutcome::Pending),
+                    ))
+                },
+            )?
+            .collect::<Result<Vec<_>, _>>()?;
+        let truncated = runs.len() > cap;
+        let mut cells: Vec<MatrixCell> = Vec::new();
+        let mut index: std::collections::HashMap<(Option<i64>, String), usize> =
+            std::collections::HashMap::new();
+        for (id, step, target, class, outcome) in runs.into_iter().take(cap) {
+            let i = *index.entry((step, target.clone())).or_insert_with(|| {
+                cells.push(MatrixCell {
+                    plan_step_id: step,
+                    target,
+                    runs: 0,
+                    succeeded: 0,
+                    failed: 0,
+                    class,
+                    last_execution_id: id,
+                    last_outcome: outcome,
+                });
+                cells.len() - 1
+            });
+            let c = &mut cells[i];
+            c.runs += 1;
+            match outcome {
+                LedgerOutcome::Succeeded => c.succeeded += 1,
+                LedgerOutcome::Failed => c.failed += 1,
+                LedgerOutcome::Cancelled | LedgerOutcome::Pending => {}
+            }
+            if class_rank(class) > class_rank(c.class) {
+                c.class = class;
+            }
+            c.last_execution_id = id;
+            c.last_outcome = outcome;
+        }
+        if cells.iter().any(|c| c.plan_step_id.is_none()) {
+            steps.push(MatrixStep {
+                id: None,
+                generation: None,
+                seq: None,
+                title: "Outside any plan step".to_owned(),
+                status: None,
+            });
+        }
+        let mut targets: Vec<String> = cells.iter().map(|c| c.target.clone()).collect();
+        targets.sort();
+        targets.dedup();
+        Ok(ExecutionMatrix {
+            session_id: session,
+            steps,
+            targets,
+            cells,
+            truncated,
+        })
+    }
+}
+
+impl Store {
+    /// See [`Reader::execution_ledger`].
+    pub fn execution_ledger(&self, f: &LedgerFilter) -> Result<LedgerPage, StoreError> {
+        self.read(|r| r.execution_ledger(f))
+    }
+    /// See [`Reader::executions_targeting`].
+    pub fn executions_targeting(
+        &self,
+        slug: &str,
+        limit: u32,
+    ) -> Result<Vec<LedgerRow>, StoreError> {
+        self.read(|r| r.executions_targeting(slug, limit))
+    }
+    /// See [`Reader::execution_matrix`].
+    pub fn execution_matrix(&self, session: SessionId) -> Result<ExecutionMatrix, StoreError> {
+        self.read(|r| r.execution_matrix(session))
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    //! `EXPLAIN QUERY PLAN` of the ledger queries on a real database file.
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::knowledge::plan_tests::{assert_indexed, assert_no_sort, disk_store, plan};
+
+    #[test]
+    fn every_ledger_query_reads_through_an_index_in_order() {
+        let (_d, s) = disk_store();
+        let none: Option<String> = None;
+        let null: Option<i64> = None;
+        let target = Some("host:web-01".to_owned());
+        let classes = Some(r#"["destructive"]"#.to_owned());
+        let outcomes = Some(r#"["failed"]"#.to_owned());
+        let (lo, hi, max) = (i64::MIN, i64::MAX, i64::MAX);
+        let session = Some(1i64);
+        let cases: Vec<(&str, String, Vec<&dyn rusqlite::ToSql>, &str)> = vec![
+            (
+                "ledger, everything",
+                ledger_sql(false),
+                vec![&none, &lo, &hi, &max, &max, &null, &none, &none, &100i64],
+                "executions_by_time",
+            ),
+            (
+                "ledger, by target",
+                ledger_sql(true),
+                vec![&target, &lo, &hi, &max, &max, &null, &none, &none, &100i64],
+                "executions_by_target",
+            ),
+            (
+                "ledger, target + class + outcome + time + session",
+                ledger_sql(true),
+                vec![
+                    &target, &0i64, &hi, &max, &max, &session, &classes, &outcomes, &100i64,
+                ],
+                "executions_by_target",
+            ),
+            (
+                "ledger, time range + class",
+                ledger_sql(false),
+                vec![
+                    &none, &0i64, &1000i64, &max, &max, &null, &classes, &none, &100i64,
+                ],
+                "executions_by_time",
+            ),
+        ];
+        for (what, sql, params, index) in cases {
+            let lines = plan(&s, &sql, &params);
+            assert_indexed(what, "x", &lines, &[]);
+            assert_no_sort(what, &lines);
+            assert!(
+                lines.iter().any(|l| l.contains(index)),
+                "{what}: not through {index}:\n{}",
+                lines.join("\n")
+            );
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with("SEARCH tc") && l.contains("INDEX")),
+                "{what}: the message link scans tool_calls:\n{}",
+                lines.join("\n")
+            );
+        }
+        let lines = plan(&s, &matrix_sql(), &[&1i64, &10i64]);
+        assert_indexed("matrix", "x", &lines, &[]);
+        assert_no_sort("matrix", &lines);
+        let lines = plan(&s, MATRIX_STEPS_SQL, &[&1i64]);
+        assert_indexed("matrix steps", "plan_steps", &lines, &[]);
+    }
+}

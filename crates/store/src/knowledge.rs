@@ -125,6 +125,13 @@ pub struct AttributeChange {
     pub generation: Option<i64>,
     /// Time.
     pub changed_at_ms: i64,
+    /// The plan step running (or last started) in that session when the fact was written.
+    pub plan_step_id: Option<i64>,
+    /// The session's latest finished execution at that moment: the output the fact was read
+    /// from.
+    pub execution_id: Option<i64>,
+    /// The session's latest message at that moment (the model turn that wrote it).
+    pub message_id: Option<i64>,
 }
 
 /// Result of [`Store::update_entity_attributes`].
@@ -318,8 +325,15 @@ fn change_from_row(r: &Row<'_>) -> rusqlite::Result<AttributeChange> {
         session_id: r.get(5)?,
         generation: r.get(6)?,
         changed_at_ms: r.get(7)?,
+        plan_step_id: r.get(8)?,
+        execution_id: r.get(9)?,
+        message_id: r.get(10)?,
     })
 }
+
+/// The columns [`change_from_row`] reads, from `entity_attribute_history h JOIN entities e`.
+const CHANGE_COLS: &str = "h.id, e.slug, h.key, h.old_value, h.new_value, h.session_id, h.generation, \
+     h.changed_at_ms, h.plan_step_id, h.execution_id, h.message_id";
 
 const RELATION_SELECT: &str = "SELECT r.id, f.slug, r.kind, t.slug, r.attributes, r.session_id, r.created_at_ms, r.updated_at_ms
      FROM relations r JOIN entities f ON f.id = r.from_entity JOIN entities t ON t.id = r.to_entity";
@@ -509,6 +523,16 @@ const LAST_AUDITED_SQL: &str = "SELECT max(k.updated_at_ms) FROM knowledge_about
      WHERE a.entity_id = ?1 AND (k.kind = 'investigation' OR EXISTS (
          SELECT 1 FROM knowledge_tags t WHERE t.entry_id = k.id AND t.tag IN ('audit','update','updates')))";
 
+/// Slugs of the entities a session touched (`?1`: session).
+pub(crate) const TOUCHED_SQL: &str = "SELECT slug FROM entities WHERE id IN (
+        SELECT entity_id FROM entity_attribute_history WHERE session_id = ?1
+        UNION SELECT from_entity FROM relations WHERE session_id = ?1
+        UNION SELECT to_entity FROM relations WHERE session_id = ?1
+        UNION SELECT a.entity_id FROM knowledge_about a JOIN knowledge_entries k ON k.id = a.entry_id
+              WHERE k.session_id = ?1
+        UNION SELECT id FROM entities WHERE created_by_session = ?1)
+     ORDER BY slug";
+
 impl Reader<'_> {
     /// An entity by slug.
     pub fn entity(&self, slug: &str) -> Result<Option<Entity>, StoreError> {
@@ -533,12 +557,15 @@ impl Reader<'_> {
         };
         let history = self
             .c
-            .prepare_cached(
-                "SELECT h.id, e.slug, h.key, h.old_value, h.new_value, h.session_id, h.generation, h.changed_at_ms
+            .prepare_cached(&format!(
+                "SELECT {CHANGE_COLS}
                  FROM entity_attribute_history h JOIN entities e ON e.id = h.entity_id
-                 WHERE h.entity_id = ?1 ORDER BY h.id DESC LIMIT ?2",
+                 WHERE h.entity_id = ?1 ORDER BY h.id DESC LIMIT ?2"
+            ))?
+            .query_map(
+                params![entity.id, sql_limit(history_limit)],
+                change_from_row,
             )?
-            .query_map(params![entity.id, sql_limit(history_limit)], change_from_row)?
             .collect::<Result<Vec<_>, _>>()?;
         let relations = self
             .c
@@ -577,11 +604,11 @@ impl Reader<'_> {
         let slug = Slug::parse(slug)?;
         Ok(self
             .c
-            .prepare_cached(
-                "SELECT h.id, e.slug, h.key, h.old_value, h.new_value, h.session_id, h.generation, h.changed_at_ms
+            .prepare_cached(&format!(
+                "SELECT {CHANGE_COLS}
                  FROM entity_attribute_history h JOIN entities e ON e.id = h.entity_id
-                 WHERE e.slug = ?1 ORDER BY h.id",
-            )?
+                 WHERE e.slug = ?1 ORDER BY h.id"
+            ))?
             .query_map([&slug.slug], change_from_row)?
             .collect::<Result<Vec<_>, _>>()?)
     }
@@ -787,16 +814,7 @@ impl Reader<'_> {
     pub fn entities_touched_by(&self, session: SessionId) -> Result<Vec<String>, StoreError> {
         Ok(self
             .c
-            .prepare_cached(
-                "SELECT slug FROM entities WHERE id IN (
-                    SELECT entity_id FROM entity_attribute_history WHERE session_id = ?1
-                    UNION SELECT from_entity FROM relations WHERE session_id = ?1
-                    UNION SELECT to_entity FROM relations WHERE session_id = ?1
-                    UNION SELECT a.entity_id FROM knowledge_about a JOIN knowledge_entries k ON k.id = a.entry_id
-                          WHERE k.session_id = ?1
-                    UNION SELECT id FROM entities WHERE created_by_session = ?1)
-                 ORDER BY slug",
-            )?
+            .prepare_cached(TOUCHED_SQL)?
             .query_map([session], |r| r.get(0))?
             .collect::<Result<Vec<_>, _>>()?)
     }
@@ -893,9 +911,11 @@ impl WriteTx<'_> {
                     r.get(0)
                 })?;
         let mut attrs = parse_map(&current);
+        let prov = self.provenance(session, generation)?;
         let mut history = self.c.prepare_cached(
-            "INSERT INTO entity_attribute_history (entity_id, key, old_value, new_value, session_id, generation, changed_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO entity_attribute_history (entity_id, key, old_value, new_value, session_id, generation, changed_at_ms,
+                                                   plan_step_id, execution_id, message_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?;
         let mut change_ids = Vec::new();
         for (k, v) in attributes {
@@ -916,7 +936,10 @@ impl WriteTx<'_> {
                 new.as_ref().map(Value::to_string),
                 session,
                 generation,
-                self.now
+                self.now,
+                prov.plan_step_id,
+                prov.execution_id,
+                prov.message_id
             ])?;
             change_ids.push(self.c.last_insert_rowid());
             match new {
@@ -941,8 +964,8 @@ impl WriteTx<'_> {
         let mut changes = Vec::with_capacity(change_ids.len());
         for cid in change_ids {
             changes.push(self.c.query_row(
-                "SELECT h.id, e.slug, h.key, h.old_value, h.new_value, h.session_id, h.generation, h.changed_at_ms
-                 FROM entity_attribute_history h JOIN entities e ON e.id = h.entity_id WHERE h.id = ?1",
+                &format!("SELECT {CHANGE_COLS}
+                 FROM entity_attribute_history h JOIN entities e ON e.id = h.entity_id WHERE h.id = ?1"),
                 [cid],
                 change_from_row,
             )?);
@@ -1226,5 +1249,782 @@ impl Store {
     /// See [`Reader::graph`].
     pub fn graph(&self, limit: u32) -> Result<Graph, StoreError> {
         self.read(|r| r.graph(limit))
+    }
+}
+
+// ---- Graph view: bounded slices, provenance, dependents, staleness -------------------------
+
+/// A graph slice returns at most this many nodes, whatever is asked.
+pub const MAX_SLICE_NODES: u32 = 10_000;
+/// A graph slice returns at most this many edges, whatever is asked.
+pub const MAX_SLICE_EDGES: u32 = 50_000;
+/// Relation kinds that point from a container to what it holds (`host:a hosts lxc:b`): their
+/// destination depends on their source. Every other kind points from the dependent to what it
+/// depends on (`service:nginx runs_on host:web-01`, `app depends_on db`).
+pub const CONTAINS_KINDS: &[&str] = &["hosts", "contains", "runs", "serves"];
+
+/// What [`Reader::graph_slice`] selects. Nodes are chosen by `focus` (its neighbourhood), else
+/// by `search` (entity full-text hits), else every entity in id order from `after`; `kinds`
+/// and `tag` then filter them (the focus itself always stays).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GraphSliceQuery {
+    /// Only entities of these kinds (empty: all).
+    pub kinds: Vec<String>,
+    /// Only entities a knowledge entry with this tag is about.
+    pub tag: Option<String>,
+    /// The neighbourhood of this entity (slug).
+    pub focus: Option<String>,
+    /// Depth of the neighbourhood, 1–3 (clamped).
+    pub depth: u8,
+    /// Entities matching these words (prefix on the last word).
+    pub search: Option<String>,
+    /// Page: entities with an id above this (the slice's `next_after`).
+    pub after: Option<EntityId>,
+    /// At most this many nodes (0 or above [`MAX_SLICE_NODES`]: that cap).
+    pub max_nodes: u32,
+    /// At most this many edges (0 or above [`MAX_SLICE_EDGES`]: that cap).
+    pub max_edges: u32,
+}
+
+/// A node of a slice: the entity and when it was last audited (I19).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphNode {
+    /// The entity.
+    pub entity: Entity,
+    /// Latest investigation or audit-tagged entry about it.
+    pub last_audited_at_ms: Option<i64>,
+}
+
+/// A bounded piece of the graph.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphSlice {
+    /// Nodes, by id (a focus slice: by distance from the focus, then id).
+    pub nodes: Vec<GraphNode>,
+    /// Relations whose two ends are both among `nodes`, by id.
+    pub edges: Vec<Relation>,
+    /// More nodes matched than were returned.
+    pub more_nodes: bool,
+    /// More edges joined the returned nodes than were returned.
+    pub more_edges: bool,
+    /// Ask again with `after` = this for the next page (id-ordered slices only).
+    pub next_after: Option<EntityId>,
+}
+
+/// One attribute change with where it came from: the session, plan step, execution and
+/// message that set it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AttributeProvenance {
+    /// The change (its ids: session, plan step, execution, message).
+    pub change: AttributeChange,
+    /// The session's title.
+    pub session_title: Option<String>,
+    /// The plan step's number in its generation.
+    pub plan_step_seq: Option<i64>,
+    /// The plan step's title.
+    pub plan_step_title: Option<String>,
+    /// The execution's command (display copy).
+    pub execution_command: Option<String>,
+    /// The execution's target.
+    pub execution_target: Option<String>,
+}
+
+/// When an attribute last changed (staleness).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AttributeAge {
+    /// Attribute name.
+    pub key: String,
+    /// Its latest change.
+    pub changed_at_ms: i64,
+}
+
+/// An entity that depends on a target, and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Dependent {
+    /// The dependent entity's slug.
+    pub slug: String,
+    /// Its kind.
+    pub kind: String,
+    /// The relation kind that makes it depend (`runs_on`, `depends_on`, `hosts`, …).
+    pub relation: String,
+    /// The entity it depends on through that relation (the target, or a depth-1 dependent).
+    pub via: String,
+    /// 1: depends on the target directly; 2: through a depth-1 dependent.
+    pub depth: u8,
+}
+
+/// Dependents of a target, bounded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Dependents {
+    /// The target's slug.
+    pub target: String,
+    /// Whether the target is a known entity.
+    pub known: bool,
+    /// Dependents, depth 1 first, then by slug.
+    pub dependents: Vec<Dependent>,
+    /// More dependents than returned.
+    pub more: bool,
+}
+
+/// An entity not verified since a cutoff: neither an attribute change nor an audit since.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StaleEntity {
+    /// Slug.
+    pub slug: String,
+    /// Kind.
+    pub kind: String,
+    /// Its last change.
+    pub updated_at_ms: i64,
+    /// Its last audit.
+    pub last_audited_at_ms: Option<i64>,
+}
+
+fn clamp_cap(asked: u32, cap: u32) -> u32 {
+    if asked == 0 || asked > cap {
+        cap
+    } else {
+        asked
+    }
+}
+
+fn json_array<T: Serialize>(v: &[T]) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// The filter shared by every slice mode: kinds (a JSON array, NULL for all) and tag.
+const SLICE_FILTER: &str = "(?2 IS NULL OR e.kind IN (SELECT value FROM json_each(?2)))
+     AND (?3 IS NULL OR e.id IN (SELECT a.entity_id FROM knowledge_tags t
+                                 JOIN knowledge_about a ON a.entry_id = t.entry_id WHERE t.tag = ?3))";
+
+/// Id-ordered page of entities (`?1`: after, `?4`: limit).
+pub(crate) fn slice_page_sql(with_kinds: bool) -> String {
+    // With kinds, search each kind's run of the (kind, id) index; without, the rowid range.
+    let kind = if with_kinds {
+        "e.kind IN (SELECT value FROM json_each(?2))"
+    } else {
+        "?2 IS NULL"
+    };
+    format!(
+        "SELECT e.{} FROM entities e
+         WHERE e.id > ?1 AND {kind}
+           AND (?3 IS NULL OR e.id IN (SELECT a.entity_id FROM knowledge_tags t
+                                       JOIN knowledge_about a ON a.entry_id = t.entry_id WHERE t.tag = ?3))
+         ORDER BY e.id LIMIT ?4",
+        ENTITY_COLS.replace(", ", ", e.")
+    )
+}
+
+/// Entities matching a search (`?1`: FTS query, `?4`: limit).
+pub(crate) const SLICE_SEARCH_SQL: &str = "SELECT e.id, e.slug, e.kind, e.name, e.attributes, e.created_at_ms, e.updated_at_ms
+     FROM (SELECT rowid, rank FROM entities_fts WHERE entities_fts MATCH ?1 ORDER BY rank LIMIT 2000) f
+     JOIN entities e ON e.id = f.rowid WHERE ";
+
+/// Neighbours of one entity, both directions (`?1`: entity id).
+pub(crate) const NEIGHBOURS_SQL: &str = "SELECT to_entity FROM relations WHERE from_entity = ?1
+     UNION SELECT from_entity FROM relations WHERE to_entity = ?1";
+
+/// Relations among a set of entities (`?1`: JSON array of ids, `?2`: limit).
+pub(crate) const SLICE_EDGES_SQL: &str = "SELECT r.id, f.slug, r.kind, t.slug, r.attributes, r.session_id, r.created_at_ms, r.updated_at_ms
+     FROM relations r JOIN entities f ON f.id = r.from_entity JOIN entities t ON t.id = r.to_entity
+     WHERE r.from_entity IN (SELECT value FROM json_each(?1))
+       AND r.to_entity IN (SELECT value FROM json_each(?1))
+     ORDER BY r.id LIMIT ?2";
+
+/// An entity's attribute history with provenance, newest first (`?1`: entity id, `?2`: key
+/// or NULL, `?3`: before history id or NULL, `?4`: limit).
+pub(crate) fn provenance_sql(with_key: bool) -> String {
+    let key = if with_key { "h.key = ?2" } else { "?2 IS NULL" };
+    format!(
+        "SELECT {CHANGE_COLS}, s.title, p.seq, p.title, x.command, x.target
+         FROM entity_attribute_history h JOIN entities e ON e.id = h.entity_id
+         LEFT JOIN sessions s ON s.id = h.session_id
+         LEFT JOIN plan_steps p ON p.id = h.plan_step_id
+         LEFT JOIN executions x ON x.id = h.execution_id
+         WHERE h.entity_id = ?1 AND {key} AND (?3 IS NULL OR h.id < ?3)
+         ORDER BY h.id DESC LIMIT ?4"
+    )
+}
+
+/// Latest change of each attribute of an entity (`?1`: entity id).
+pub(crate) const ATTRIBUTE_AGES_SQL: &str =
+    "SELECT key, max(changed_at_ms) FROM entity_attribute_history
+     WHERE entity_id = ?1 GROUP BY key ORDER BY key";
+
+/// Incoming dependency edges of an entity (`?1`: entity id, `?2`: JSON array of
+/// [`CONTAINS_KINDS`], `?3`: limit).
+pub(crate) const DEPENDENTS_SQL: &str =
+    "SELECT d.slug, d.kind, r.kind FROM relations r JOIN entities d ON d.id = r.from_entity
+     WHERE r.to_entity = ?1 AND r.kind NOT IN (SELECT value FROM json_each(?2))
+     UNION
+     SELECT d.slug, d.kind, r.kind FROM relations r JOIN entities d ON d.id = r.to_entity
+     WHERE r.from_entity = ?1 AND r.kind IN (SELECT value FROM json_each(?2))
+     ORDER BY 1 LIMIT ?3";
+
+/// Entities not changed since `?1` and not audited since either, oldest first (`?2`: limit).
+pub(crate) fn stale_sql() -> String {
+    format!(
+        "SELECT slug, kind, updated_at_ms, last_audit FROM (
+             SELECT e.slug, e.kind, e.updated_at_ms, ({}) AS last_audit
+             FROM entities e WHERE e.updated_at_ms < ?1 ORDER BY e.updated_at_ms, e.id)
+         WHERE last_audit IS NULL OR last_audit < ?1 LIMIT ?2",
+        LAST_AUDITED_SQL.replace("?1", "e.id")
+    )
+}
+
+/// Where a fact written now comes from (store-side inference, see the migration).
+#[derive(Debug, Clone, Copy, Default)]
+struct Provenance {
+    plan_step_id: Option<i64>,
+    execution_id: Option<i64>,
+    message_id: Option<i64>,
+}
+
+impl WriteTx<'_> {
+    /// The running (else last started) plan step of the session's generation, its latest
+    /// finished execution and its latest message: what a fact written now was learned from.
+    fn provenance(
+        &self,
+        session: Option<SessionId>,
+        generation: Option<i64>,
+    ) -> Result<Provenance, StoreError> {
+        let Some(s) = session else {
+            return Ok(Provenance::default());
+        };
+        let plan_step_id = match generation {
+            None => None,
+            Some(g) => self
+                .c
+                .prepare_cached(
+                    "SELECT id FROM plan_steps WHERE session_id = ?1 AND generation = ?2
+                       AND started_at_ms IS NOT NULL
+                     ORDER BY status = 'running' DESC, started_at_ms DESC, seq DESC LIMIT 1",
+                )?
+                .query_row(params![s, g], |r| r.get(0))
+                .optional()?,
+        };
+        let execution_id = self
+            .c
+            .prepare_cached(
+                "SELECT id FROM executions WHERE session_id = ?1 AND finished_at_ms IS NOT NULL
+                 ORDER BY id DESC LIMIT 1",
+            )?
+            .query_row([s], |r| r.get(0))
+            .optional()?;
+        // Message ids are session_id << 32 | n: the session's messages are one rowid range.
+        let lo = s.checked_shl(32).unwrap_or(i64::MAX);
+        let message_id = self
+            .c
+            .prepare_cached("SELECT max(id) FROM messages WHERE id BETWEEN ?1 AND ?2")?
+            .query_row(params![lo, lo.saturating_add(0xffff_ffff)], |r| r.get(0))?;
+        Ok(Provenance {
+            plan_step_id,
+            execution_id,
+            message_id,
+        })
+    }
+}
+
+impl Reader<'_> {
+    /// A bounded piece of the graph for the graph view (see [`GraphSliceQuery`]).
+    pub fn graph_slice(&self, q: &GraphSliceQuery) -> Result<GraphSlice, StoreError> {
+        let max_nodes = clamp_cap(q.max_nodes, MAX_SLICE_NODES);
+        let max_edges = clamp_cap(q.max_edges, MAX_SLICE_EDGES);
+        let kinds: Vec<String> = q
+            .kinds
+            .iter()
+            .map(|k| k.trim().to_ascii_lowercase())
+            .filter(|k| !k.is_empty())
+            .collect();
+        let kinds_json = (!kinds.is_empty()).then(|| json_array(&kinds));
+        let tag = q.tag.as_deref().and_then(normalize_tag);
+        let take = i64::from(max_nodes) + 1;
+        let mut next_after = None;
+        let (mut nodes, more_nodes) = if let Some(focus) = q.focus.as_deref() {
+            self.neighbourhood(
+                focus,
+                q.depth,
+                kinds_json.as_deref(),
+                tag.as_deref(),
+                max_nodes,
+            )?
+        } else if let Some(text) = q.search.as_deref() {
+            let Some(fts) = fts_query(text, true) else {
+                return Ok(GraphSlice {
+                    nodes: Vec::new(),
+                    edges: Vec::new(),
+                    more_nodes: false,
+                    more_edges: false,
+                    next_after: None,
+                });
+            };
+            let mut rows = self
+                .c
+                .prepare_cached(&format!(
+                    "{SLICE_SEARCH_SQL}{SLICE_FILTER} ORDER BY f.rank LIMIT ?4"
+                ))?
+                .query_map(params![fts, kinds_json, tag, take], entity_from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            let more = rows.len() > max_nodes as usize;
+            rows.truncate(max_nodes as usize);
+            (rows, more)
+        } else {
+            let mut rows = self
+                .c
+                .prepare_cached(&slice_page_sql(kinds_json.is_some()))?
+                .query_map(
+                    params![q.after.unwrap_or(0), kinds_json, tag, take],
+                    entity_from_row,
+                )?
+                .collect::<Result<Vec<_>, _>>()?;
+            let more = rows.len() > max_nodes as usize;
+            rows.truncate(max_nodes as usize);
+            if more {
+                next_after = rows.last().map(|e| e.id);
+            }
+            (rows, more)
+        };
+        let ids: Vec<EntityId> = nodes.iter().map(|e| e.id).collect();
+        let mut edges = self
+            .c
+            .prepare_cached(SLICE_EDGES_SQL)?
+            .query_map(
+                params![json_array(&ids), i64::from(max_edges) + 1],
+                relation_from_row,
+            )?
+            .collect::<Result<Vec<_>, _>>()?;
+        let more_edges = edges.len() > max_edges as usize;
+        edges.truncate(max_edges as usize);
+        let mut audited = self.c.prepare_cached(LAST_AUDITED_SQL)?;
+        let mut out = Vec::with_capacity(nodes.len());
+        for entity in nodes.drain(..) {
+            let last_audited_at_ms = audited.query_row([entity.id], |r| r.get(0))?;
+            out.push(GraphNode {
+                entity,
+                last_audited_at_ms,
+            });
+        }
+        Ok(GraphSlice {
+            nodes: out,
+            edges,
+            more_nodes,
+            more_edges,
+            next_after,
+        })
+    }
+
+    /// Breadth-first neighbourhood of `focus` (depth 1–3), at most `max` nodes; the filter
+    /// applies to every node but the focus (a filtered-out node is not walked through).
+    fn neighbourhood(
+        &self,
+        focus: &str,
+        depth: u8,
+        kinds_json: Option<&str>,
+        tag: Option<&str>,
+        max: u32,
+    ) -> Result<(Vec<Entity>, bool), StoreError> {
+        let Some(root) = self.entity(focus)? else {
+            return Err(StoreError::not_found("entity", focus.trim()));
+        };
+        let depth = depth.clamp(1, 3);
+        let max = max as usize;
+        let mut seen = std::collections::HashSet::from([root.id]);
+        let mut order = vec![root];
+        let mut frontier = vec![order[0].id];
+        let mut more = false;
+        let mut neighbours = self.c.prepare_cached(NEIGHBOURS_SQL)?;
+        let mut load = self.c.prepare_cached(&format!(
+            "SELECT e.{} FROM entities e WHERE e.id = ?1 AND {SLICE_FILTER}",
+            ENTITY_COLS.replace(", ", ", e.")
+        ))?;
+        'walk: for _ in 0..depth {
+            let mut next = Vec::new();
+            for id in frontier {
+                let ids = neighbours
+                    .query_map([id], |r| r.get::<_, EntityId>(0))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                for n in ids {
+                    if !seen.insert(n) {
+                        continue;
+                    }
+                    let Some(e) = load
+                        .query_row(params![n, kinds_json, tag], entity_from_row)
+                        .optional()?
+                    else {
+                        continue;
+                    };
+                    if order.len() == max {
+                        more = true;
+                        break 'walk;
+                    }
+                    next.push(e.id);
+                    order.push(e);
+                }
+            }
+            frontier = next;
+        }
+        Ok((order, more))
+    }
+
+    /// An entity's attribute changes with provenance, newest first: all keys or one, `limit`
+    /// rows (0: 50) before the history id `before`.
+    pub fn attribute_provenance(
+        &self,
+        slug: &str,
+        key: Option<&str>,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<AttributeProvenance>, StoreError> {
+        let Some(e) = self.entity(slug)? else {
+            return Ok(Vec::new());
+        };
+        let limit = if limit == 0 {
+            50
+        } else {
+            i64::from(limit.min(1000))
+        };
+        let key = key.map(str::trim).filter(|k| !k.is_empty());
+        Ok(self
+            .c
+            .prepare_cached(&provenance_sql(key.is_some()))?
+            .query_map(params![e.id, key, before, limit], |r| {
+                Ok(AttributeProvenance {
+                    change: change_from_row(r)?,
+                    session_title: r.get(11)?,
+                    plan_step_seq: r.get(12)?,
+                    plan_step_title: r.get(13)?,
+                    execution_command: r.get(14)?,
+                    execution_target: r.get(15)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// When each attribute of an entity last changed, by key.
+    pub fn attribute_ages(&self, slug: &str) -> Result<Vec<AttributeAge>, StoreError> {
+        let Some(e) = self.entity(slug)? else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .c
+            .prepare_cached(ATTRIBUTE_AGES_SQL)?
+            .query_map([e.id], |r| {
+                Ok(AttributeAge {
+                    key: r.get(0)?,
+                    changed_at_ms: r.get(1)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// What depends on a target, to depth 2: entities with a relation pointing to it (`runs_on`,
+    /// `depends_on`, …) or that it contains ([`CONTAINS_KINDS`]), then theirs. At most `limit`
+    /// (0: 100).
+    pub fn dependents(&self, slug: &str, limit: u32) -> Result<Dependents, StoreError> {
+        let parsed = Slug::parse(slug)?;
+        let limit = if limit == 0 { 100 } else { limit.min(1000) } as usize;
+        let Some(root) = self.entity(&parsed.slug)? else {
+            return Ok(Dependents {
+                target: parsed.slug,
+                known: false,
+                dependents: Vec::new(),
+                more: false,
+            });
+        };
+        let contains = json_array(CONTAINS_KINDS);
+        let mut st = self.c.prepare_cached(DEPENDENTS_SQL)?;
+        let mut id_of = self
+            .c
+            .prepare_cached("SELECT id FROM entities WHERE slug = ?1")?;
+        let cap = i64::try_from(limit + 1).unwrap_or(i64::MAX);
+        let mut seen = std::collections::HashSet::from([root.slug.clone()]);
+        let mut out: Vec<Dependent> = Vec::new();
+        let mut more = false;
+        let mut level = vec![(root.id, root.slug.clone())];
+        for depth in 1..=2u8 {
+            let mut next = Vec::new();
+            for (id, via) in &level {
+                let rows = st
+                    .query_map(params![id, contains, cap], |r| {
+                        Ok((
+                            r.get::<_, String>(0)?,
+                            r.get::<_, String>(1)?,
+                            r.get::<_, String>(2)?,
+                        ))
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (dslug, kind, relation) in rows {
+                    if !seen.insert(dslug.clone()) {
+                        continue;
+                    }
+                    if out.len() == limit {
+                        more = true;
+                        break;
+                    }
+                    if depth < 2 {
+                        let did: EntityId = id_of.query_row([&dslug], |r| r.get(0))?;
+                        next.push((did, dslug.clone()));
+                    }
+                    out.push(Dependent {
+                        slug: dslug,
+                        kind,
+                        relation,
+                        via: via.clone(),
+                        depth,
+                    });
+                }
+            }
+            level = next;
+        }
+        Ok(Dependents {
+            target: root.slug,
+            known: true,
+            dependents: out,
+            more,
+        })
+    }
+
+    /// Entities neither changed nor audited since `cutoff_ms`, oldest first, at most `limit`
+    /// (0: 100).
+    pub fn stale_entities(
+        &self,
+        cutoff_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<StaleEntity>, StoreError> {
+        let limit = if limit == 0 {
+            100
+        } else {
+            i64::from(limit.min(10_000))
+        };
+        Ok(self
+            .c
+            .prepare_cached(&stale_sql())?
+            .query_map(params![cutoff_ms, limit], |r| {
+                Ok(StaleEntity {
+                    slug: r.get(0)?,
+                    kind: r.get(1)?,
+                    updated_at_ms: r.get(2)?,
+                    last_audited_at_ms: r.get(3)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+}
+
+impl Store {
+    /// See [`Reader::graph_slice`].
+    pub fn graph_slice(&self, q: &GraphSliceQuery) -> Result<GraphSlice, StoreError> {
+        self.read(|r| r.graph_slice(q))
+    }
+    /// See [`Reader::attribute_provenance`].
+    pub fn attribute_provenance(
+        &self,
+        slug: &str,
+        key: Option<&str>,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<AttributeProvenance>, StoreError> {
+        self.read(|r| r.attribute_provenance(slug, key, before, limit))
+    }
+    /// See [`Reader::attribute_ages`].
+    pub fn attribute_ages(&self, slug: &str) -> Result<Vec<AttributeAge>, StoreError> {
+        self.read(|r| r.attribute_ages(slug))
+    }
+    /// See [`Reader::dependents`].
+    pub fn dependents(&self, slug: &str, limit: u32) -> Result<Dependents, StoreError> {
+        self.read(|r| r.dependents(slug, limit))
+    }
+    /// See [`Reader::stale_entities`].
+    pub fn stale_entities(
+        &self,
+        cutoff_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<StaleEntity>, StoreError> {
+        self.read(|r| r.stale_entities(cutoff_ms, limit))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod plan_tests {
+    //! `EXPLAIN QUERY PLAN` of every graph-view query on a real database file: each reads its
+    //! tables through an index (no full scan of a table, no sort of a whole table).
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// The plan of `sql` (with `n` NULL parameters) as its detail lines.
+    pub(crate) fn plan(store: &Store, sql: &str, params: &[&dyn rusqlite::ToSql]) -> Vec<String> {
+        store
+            .read(|r| {
+                let mut st = r.c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                let rows = st
+                    .query_map(params, |row| row.get::<_, String>(3))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(rows)
+            })
+            .unwrap()
+    }
+
+    /// Fails unless the plan searches `table` through an index (or its rowid) and nothing
+    /// scans a table in full: a SCAN is allowed only over a virtual table (a bound JSON array,
+    /// an FTS index) or one of `derived` (subquery results already bounded by a LIMIT).
+    pub(crate) fn assert_indexed(what: &str, table: &str, lines: &[String], derived: &[&str]) {
+        let all = lines.join("\n");
+        for l in lines {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            if let ["SCAN", name, ..] = words.as_slice() {
+                let ok = l.contains("VIRTUAL TABLE")
+                    || l.contains("USING INDEX")
+                    || l.contains("USING COVERING INDEX")
+                    || derived.contains(name);
+                assert!(ok, "{what}: full scan `{l}` in\n{all}");
+            }
+        }
+        let searched = lines.iter().any(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            matches!(w.as_slice(), ["SEARCH" | "SCAN", t, ..] if *t == table)
+                && (l.contains("INDEX") || l.contains("PRIMARY KEY"))
+        });
+        assert!(
+            searched,
+            "{what}: `{table}` is not read through an index in\n{all}"
+        );
+    }
+
+    /// Fails when the plan sorts rows (a temporary B-tree for ORDER BY).
+    pub(crate) fn assert_no_sort(what: &str, lines: &[String]) {
+        assert!(
+            !lines.iter().any(|l| l.contains("TEMP B-TREE FOR ORDER BY")),
+            "{what}: sorts in\n{}",
+            lines.join("\n")
+        );
+    }
+
+    pub(crate) fn disk_store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in_dir(dir.path()).unwrap();
+        (dir, store)
+    }
+
+    type P<'a> = Vec<&'a dyn rusqlite::ToSql>;
+    /// What, the table that must be searched, SQL, parameters, derived scans allowed, ordered.
+    type Case<'a> = (&'a str, &'a str, String, P<'a>, &'a [&'a str], bool);
+
+    #[test]
+    fn every_graph_query_reads_through_an_index() {
+        let (_d, s) = disk_store();
+        let none: Option<String> = None;
+        let null: Option<i64> = None;
+        let kinds = Some(r#"["host","lxc"]"#.to_owned());
+        let tag = Some("audit".to_owned());
+        let ids = r#"[1,2,3]"#.to_owned();
+        let contains = json_array(CONTAINS_KINDS);
+        let key = Some("version".to_owned());
+        let search_sql = format!("{SLICE_SEARCH_SQL}{SLICE_FILTER} ORDER BY f.rank LIMIT ?4");
+        let load_sql = format!("SELECT e.id FROM entities e WHERE e.id = ?1 AND {SLICE_FILTER}");
+        let cases: Vec<Case<'_>> = vec![
+            (
+                "page, all kinds",
+                "e",
+                slice_page_sql(false),
+                vec![&0i64, &none, &none, &10i64],
+                &[],
+                true,
+            ),
+            (
+                "page, by kind and tag",
+                "e",
+                slice_page_sql(true),
+                vec![&0i64, &kinds, &tag, &10i64],
+                &[],
+                false,
+            ),
+            (
+                "search hits",
+                "e",
+                search_sql,
+                vec![&"web*", &kinds, &tag, &10i64],
+                &["f"],
+                false,
+            ),
+            (
+                "neighbours",
+                "relations",
+                NEIGHBOURS_SQL.to_owned(),
+                vec![&1i64],
+                &[],
+                false,
+            ),
+            (
+                "neighbour filter",
+                "e",
+                load_sql,
+                vec![&1i64, &kinds, &tag],
+                &[],
+                false,
+            ),
+            (
+                "slice edges",
+                "r",
+                SLICE_EDGES_SQL.to_owned(),
+                vec![&ids, &10i64],
+                &[],
+                false,
+            ),
+            (
+                "provenance, all keys",
+                "h",
+                provenance_sql(false),
+                vec![&1i64, &none, &null, &10i64],
+                &[],
+                true,
+            ),
+            (
+                "provenance, one key",
+                "h",
+                provenance_sql(true),
+                vec![&1i64, &key, &null, &10i64],
+                &[],
+                false,
+            ),
+            (
+                "attribute ages",
+                "entity_attribute_history",
+                ATTRIBUTE_AGES_SQL.to_owned(),
+                vec![&1i64],
+                &[],
+                true,
+            ),
+            (
+                "dependents",
+                "r",
+                DEPENDENTS_SQL.to_owned(),
+                vec![&1i64, &contains, &10i64],
+                &[],
+                false,
+            ),
+            ("stale", "e", stale_sql(), vec![&1i64, &10i64], &[], true),
+            (
+                "last audited",
+                "a",
+                LAST_AUDITED_SQL.to_owned(),
+                vec![&1i64],
+                &[],
+                true,
+            ),
+            (
+                "touched by a session",
+                "relations",
+                TOUCHED_SQL.to_owned(),
+                vec![&1i64],
+                &[],
+                false,
+            ),
+        ];
+        for (what, table, sql, params, derived, ordered) in cases {
+            let lines = plan(&s, &sql, &params);
+            assert_indexed(what, table, &lines, derived);
+            if ordered {
+                assert_no_sort(what, &lines);
+            }
+        }
     }
 }

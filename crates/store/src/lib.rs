@@ -46,12 +46,18 @@ pub use db::{
 pub use error::StoreError;
 pub use executions::{
     Approval, ApprovalKind, CommandClass, ContinuedVia, ExecStatus, Execution, ExecutionId,
-    ExecutionResult, MAX_OUTPUT_BYTES, NewExecution, PendingContinuation,
+    ExecutionMatrix, ExecutionResult, LedgerCursor, LedgerFilter, LedgerOutcome, LedgerPage,
+    LedgerRow, MAX_LEDGER_PAGE, MAX_MATRIX_EXECUTIONS, MAX_OUTPUT_BYTES, MatrixCell, MatrixStep,
+    NewExecution, PendingContinuation,
 };
 pub use knowledge::{
     AUDIT_TAGS, AttributeChange, Entity, EntityDetail, EntityHit, EntityId, EntityUpdate, EntryId,
     Graph, KnowledgeEntry, KnowledgeHit, KnowledgeKind, KnowledgeQuery, NewKnowledge, Relation,
     SEARCH_CANDIDATES, Slug, TARGET_KINDS, Target, slugify,
+};
+pub use knowledge::{
+    AttributeAge, AttributeProvenance, CONTAINS_KINDS, Dependent, Dependents, GraphNode,
+    GraphSlice, GraphSliceQuery, MAX_SLICE_EDGES, MAX_SLICE_NODES, StaleEntity,
 };
 pub use leases::{LeaseOutcome, TurnLease};
 pub use messages::{

@@ -7,6 +7,7 @@ export type Route =
   | { name: 'chat'; sessionId: number | null; messageId?: number }
   | { name: 'graph' }
   | { name: 'settings' }
+  | { name: 'ledger' }
   | { name: 'not_found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -23,6 +24,7 @@ export function parseRoute(hash: string): Route {
   }
   if (path === '/graph') return { name: 'graph' };
   if (path === '/settings') return { name: 'settings' };
+  if (path === '/ledger') return { name: 'ledger' };
   return { name: 'not_found', path };
 }
 
@@ -35,6 +37,8 @@ export function hrefFor(route: Route): string {
       return '#/graph';
     case 'settings':
       return '#/settings';
+    case 'ledger':
+      return '#/ledger';
     case 'not_found':
       return `#${route.path}`;
   }

@@ -5,6 +5,7 @@ mod approvals;
 mod common;
 mod concurrency;
 mod executions;
+mod graph;
 mod knowledge;
 mod messages;
 mod migrations;

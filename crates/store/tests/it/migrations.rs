@@ -263,6 +263,23 @@ fn check_fixture(version: i64, store: &Store) {
             assert!(report.cut_turns[0].kept);
             assert_eq!(store.turn_lease_holder(1).unwrap(), None);
         }
+        20261201210000 => {
+            // Provenance of an attribute: its session, plan step, execution and message.
+            let h = store
+                .attribute_provenance("service:nginx", Some("version"), None, 0)
+                .unwrap();
+            assert_eq!(h.len(), 1);
+            let c = &h[0].change;
+            assert_eq!(
+                (c.session_id, c.plan_step_id, c.execution_id, c.message_id),
+                (Some(1), Some(1), Some(1), Some(cid(1, 2)))
+            );
+            assert_eq!(h[0].execution_command.as_deref(), Some("nginx -v"));
+            let deps = store.dependents("host:web-01", 0).unwrap();
+            assert_eq!(deps.dependents[0].slug, "service:nginx");
+            let ledger = store.executions_targeting("host:web-01", 0).unwrap();
+            assert_eq!(ledger[0].message_id, Some(cid(1, 2)));
+        }
         20261201200000 => {
             let hit = &search(store, "zircon")[0];
             assert_eq!((hit.session.id, hit.message_id), (1, Some(cid(1, 1))));

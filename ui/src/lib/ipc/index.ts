@@ -20,6 +20,15 @@ import type {
   SessionExportText,
   ImportedSession,
 } from './types.gen';
+import type {
+  DependentsView,
+  EntityDetailsView,
+  ExecutionMatrixView,
+  GraphQuery,
+  GraphSliceView,
+  LedgerPageView,
+  LedgerQuery,
+} from './types.gen';
 
 export type {
   AgentEvent,
@@ -51,6 +60,26 @@ export type {
   ExportFormat,
   SessionExportText,
   ImportedSession,
+} from './types.gen';
+export type {
+  AttributeChangeView,
+  AttributeView,
+  DependentView,
+  DependentsView,
+  EntityDetailsView,
+  ExecutionMatrixView,
+  GraphEdgeView,
+  GraphNodeView,
+  GraphQuery,
+  GraphSliceView,
+  KnowledgeRefView,
+  LedgerCursor,
+  LedgerOutcome,
+  LedgerPageView,
+  LedgerQuery,
+  LedgerRowView,
+  MatrixCellView,
+  MatrixStepView,
 } from './types.gen';
 
 /** Thrown by every IPC call; carries the stable code the UI branches on. */
@@ -160,6 +189,13 @@ export const ipc = {
   testConnection: (settings: Settings) => call<ConnectionCheck>('test_connection', { settings }),
   /** Starts the demo (scripted model, real read-only commands); resolves with its session. */
   startDemo: () => call<number>('start_demo'),
+  /** A bounded piece of the knowledge graph; `touchedBy` also returns that session's entities. */
+  graphSlice: (query: GraphQuery = {}) => call<GraphSliceView>('graph_slice', { query }),
+  entityDetails: (slug: string) => call<EntityDetailsView>('entity_details', { slug }),
+  executionLedger: (query: LedgerQuery = {}) => call<LedgerPageView>('execution_ledger', { query }),
+  /** What runs on the target and what depends on it (depth 2): the blast radius. */
+  targetDependents: (target: string) => call<DependentsView>('target_dependents', { target }),
+  executionMatrix: (sessionId: number) => call<ExecutionMatrixView>('execution_matrix', { sessionId }),
   /** Sign-in status changes pushed by the shell (refreshes, expiry, revocation). */
   onAuthStatus: (handler: (status: AuthStatusView) => void) =>
     listen<AuthStatusView>('auth-status', (event) => handler(event.payload)),

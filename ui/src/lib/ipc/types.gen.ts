@@ -350,3 +350,199 @@ export type ImportedSession = {
  * The new session (new id; status as in the file, nothing runs).
  */
 session: SessionSummary, messages: number, executions: number, };
+
+export type GraphQuery = { 
+/**
+ * Only these entity kinds (empty or absent: all).
+ */
+kinds?: Array<string>, 
+/**
+ * Only entities that a knowledge entry with this tag is about.
+ */
+tag?: string, 
+/**
+ * The neighbourhood of this entity slug.
+ */
+focus?: string, 
+/**
+ * Neighbourhood depth, 1–3.
+ */
+depth?: number, 
+/**
+ * Entities matching these words.
+ */
+search?: string, 
+/**
+ * Next page: the previous slice's `next_after`.
+ */
+after?: number, max_nodes?: number, max_edges?: number, 
+/**
+ * Also return the slugs this session touched (for highlighting).
+ */
+touched_by?: number, };
+
+export type GraphNodeView = { id: number, 
+/**
+ * `kind:name`.
+ */
+slug: string, kind: string, name: string, attributes: Record<string, unknown>, 
+/**
+ * Its last change (an attribute or its creation), ms since the epoch.
+ */
+updated_at_ms: number, 
+/**
+ * Its last audit (an investigation or audit-tagged entry about it).
+ */
+last_audited_at_ms: number | null, };
+
+export type GraphEdgeView = { id: number, from: string, kind: string, to: string, 
+/**
+ * The session that created or last changed it.
+ */
+session_id: number | null, };
+
+export type GraphSliceView = { nodes: Array<GraphNodeView>, 
+/**
+ * Only relations between returned nodes.
+ */
+edges: Array<GraphEdgeView>, 
+/**
+ * More nodes matched than were returned.
+ */
+more_nodes: boolean, 
+/**
+ * More edges joined the returned nodes than were returned.
+ */
+more_edges: boolean, 
+/**
+ * Ask again with `after` = this for the next page.
+ */
+next_after: number | null, 
+/**
+ * Slugs the `touched_by` session changed, linked or wrote about.
+ */
+touched: Array<string>, };
+
+export type AttributeChangeView = { id: number, key: string, 
+/**
+ * `null`: the attribute was new.
+ */
+old_value: unknown, 
+/**
+ * `null`: it was removed.
+ */
+new_value: unknown, changed_at_ms: number, session_id: number | null, session_title: string | null, generation: number | null, plan_step_id: number | null, plan_step_seq: number | null, plan_step_title: string | null, 
+/**
+ * The execution whose output the fact was read from.
+ */
+execution_id: number | null, execution_command: string | null, execution_target: string | null, 
+/**
+ * The message (model turn) that wrote it: the transcript link.
+ */
+message_id: number | null, };
+
+export type AttributeView = { key: string, value: unknown, 
+/**
+ * Its latest recorded change (`null`: no history, e.g. written before history existed).
+ */
+changed_at_ms: number | null, };
+
+export type KnowledgeRefView = { id: number, 
+/**
+ * `investigation`, `document`, `runbook` or `note`.
+ */
+kind: string, title: string, tags: Array<string>, session_id: number | null, updated_at_ms: number, };
+
+export type LedgerOutcome = "succeeded" | "failed" | "cancelled" | "pending";
+
+export type LedgerRowView = { id: number, session_id: number, session_title: string, 
+/**
+ * The message whose tool call started it: the transcript link.
+ */
+message_id: number | null, plan_step_id: number | null, plan_step_seq: number | null, plan_step_title: string | null, target: string, command: string, class: CommandClass, reason: string, approval: ApprovalKind | null, approved_by: string | null, approved_at_ms: number | null, status: ExecStatus, outcome: LedgerOutcome, exit_code: number | null, error: string | null, created_at_ms: number, duration_ms: number | null, };
+
+export type EntityDetailsView = { node: GraphNodeView, 
+/**
+ * Current attributes, by key.
+ */
+attributes: Array<AttributeView>, 
+/**
+ * Attribute changes with provenance, newest first (bounded).
+ */
+history: Array<AttributeChangeView>, 
+/**
+ * Relations from or to it.
+ */
+relations: Array<GraphEdgeView>, 
+/**
+ * Knowledge about it, newest first.
+ */
+knowledge: Array<KnowledgeRefView>, 
+/**
+ * Executions that targeted it, newest first (bounded).
+ */
+executions: Array<LedgerRowView>, };
+
+export type LedgerCursor = { created_at_ms: number, id: number, };
+
+export type LedgerQuery = { 
+/**
+ * Target slug, exactly.
+ */
+target?: string, session_id?: number, classes?: Array<CommandClass>, outcomes?: Array<LedgerOutcome>, 
+/**
+ * Created at or after (ms since the epoch).
+ */
+since_ms?: number, 
+/**
+ * Created before.
+ */
+until_ms?: number, before?: LedgerCursor, limit?: number, };
+
+export type LedgerPageView = { rows: Array<LedgerRowView>, 
+/**
+ * The next (older) page, when there is one.
+ */
+next: LedgerCursor | null, };
+
+export type MatrixStepView = { 
+/**
+ * `null`: executions outside any plan step.
+ */
+id: number | null, generation: number | null, seq: number | null, title: string, status: string | null, };
+
+export type MatrixCellView = { plan_step_id: number | null, target: string, runs: number, succeeded: number, failed: number, 
+/**
+ * The most mutating class among them.
+ */
+class: CommandClass, last_execution_id: number, last_outcome: LedgerOutcome, };
+
+export type ExecutionMatrixView = { session_id: number, steps: Array<MatrixStepView>, targets: Array<string>, cells: Array<MatrixCellView>, 
+/**
+ * The session had more executions than the matrix reads.
+ */
+truncated: boolean, };
+
+export type DependentView = { slug: string, kind: string, 
+/**
+ * The relation that makes it depend (`runs_on`, `depends_on`, `hosts`, …).
+ */
+relation: string, 
+/**
+ * What it depends on through that relation.
+ */
+via: string, 
+/**
+ * 1: on the target directly; 2: through a depth-1 dependent.
+ */
+depth: number, };
+
+export type DependentsView = { target: string, 
+/**
+ * The target is an entity of the graph.
+ */
+known: boolean, dependents: Array<DependentView>, 
+/**
+ * More than returned.
+ */
+more: boolean, };

@@ -1,0 +1,111 @@
+// End-to-end: the knowledge graph and the ledger in the real webview over a fixture database
+// (the store's own fixture at the graph-provenance schema: host:web-01, service:nginx runs_on
+// it, nginx's version learned from `nginx -v` in session 1). Run by scripts/e2e.sh.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Session } from './webdriver.mjs';
+import { drawnPixels, freePort, stopApp, waitForDriver } from './harness.mjs';
+
+const app = process.env.NOMOS_APP_BINARY;
+const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
+const artifacts = resolve(process.env.NOMOS_E2E_ARTIFACTS ?? 'artifacts/e2e');
+const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
+
+describe('knowledge graph and ledger in the real webview', () => {
+  let driver;
+  let session;
+  let dataDir;
+  let driverLog = '';
+
+  before(async () => {
+    assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
+    mkdirSync(artifacts, { recursive: true });
+    const home = mkdtempSync(join(tmpdir(), 'nomos-e2e-graph-'));
+    dataDir = join(home, 'data');
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    copyFileSync(fixture, join(dataDir, 'nomos.db'));
+    const env = {
+      ...process.env,
+      NOMOS_DATA_DIR: dataDir,
+      XDG_DATA_HOME: join(home, 'xdg-data'),
+      XDG_CONFIG_HOME: join(home, 'xdg-config'),
+      XDG_CACHE_HOME: join(home, 'xdg-cache'),
+    };
+    const port = await freePort();
+    const nativePort = await freePort();
+    driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    driver.stdout.on('data', (d) => (driverLog += d));
+    driver.stderr.on('data', (d) => (driverLog += d));
+    const base = `http://127.0.0.1:${port}`;
+    await waitForDriver(base, driver);
+    session = await Session.create(base, app);
+  });
+
+  after(async () => {
+    if (session) await session.delete().catch(() => {});
+    driver?.kill('SIGTERM');
+    if (dataDir) await stopApp(dataDir);
+    driver?.stdout?.destroy();
+    driver?.stderr?.destroy();
+    if (driverLog) writeFileSync(join(artifacts, 'graph-tauri-driver.log'), driverLog);
+  });
+
+  it('draws the fixture graph: the node count matches and the canvas is not blank', async () => {
+    await session.click(await session.waitFor('[data-testid="nav-graph"]').then((e) => e[0]));
+    await session.waitFor('[data-testid="graph-count"][data-nodes="2"][data-edges="1"]', { timeoutMs: 15_000 });
+    assert.equal((await session.findAll('[data-testid="graph-error"]')).length, 0, 'no error overlay');
+    assert.equal((await session.findAll('[data-testid="graph-empty"]')).length, 0, 'not the empty state');
+    // Let the layout settle, then look at the pixels of the canvas.
+    await session.waitFor('[data-testid="graph-count"]');
+    await new Promise((r) => setTimeout(r, 1500));
+    const rect = await session.execute(
+      `const r = document.querySelector('[data-testid="graph-canvas"]').getBoundingClientRect();
+       const d = window.devicePixelRatio || 1;
+       return { x: Math.round(r.x * d), y: Math.round(r.y * d), w: Math.round(r.width * d), h: Math.round(r.height * d) };`,
+    );
+    assert.ok(rect.w > 100 && rect.h > 100, `canvas has a size: ${JSON.stringify(rect)}`);
+    const png = await session.screenshotPng();
+    writeFileSync(join(artifacts, 'graph.png'), png);
+    const drawn = drawnPixels(png, rect);
+    assert.ok(drawn > 50, `the canvas shows nodes (${drawn} drawn pixels)`);
+  });
+
+  it('search focuses a node and its panel links an attribute to the session that set it', async () => {
+    const [box] = await session.waitFor('[data-testid="graph-search"]');
+    await session.type(box, 'nginx');
+    await session.click(await session.find('[data-testid="graph-find"]'));
+    const [panel] = await session.waitFor('[data-testid="node-details"]', { timeoutMs: 10_000 });
+    assert.match(await session.text(panel), /service:nginx/);
+    const [link] = await session.waitFor('[data-testid="history-session-link"]', { timeoutMs: 10_000 });
+    assert.match(await session.text(link), /Fixture v7: nginx version/);
+    const href = await session.execute('return arguments[0].getAttribute("href")', [{ 'element-6066-11e4-a52e-4f735466cecf': link }]);
+    assert.equal(href, '#/sessions/1?message=4294967298');
+    assert.match(await session.text(await session.find('[data-testid="attribute-history"]')), /nginx -v/);
+    writeFileSync(join(artifacts, 'graph-details.png'), await session.screenshotPng());
+  });
+
+  it('the ledger lists the fixture execution and the matrix puts it in its cell', async () => {
+    await session.click((await session.waitFor('[data-testid="nav-ledger"]'))[0]);
+    const rows = await session.waitFor('[data-testid="ledger-row"]', { timeoutMs: 10_000 });
+    assert.equal(rows.length, 1);
+    const text = await session.text(rows[0]);
+    assert.match(text, /nginx -v/);
+    assert.match(text, /host:web-01/);
+    assert.match(text, /read_only/);
+    await session.execute(
+      `const s = document.querySelector('[data-testid="matrix-session"]');
+       s.value = s.options[1].value; s.dispatchEvent(new Event('change'));`,
+    );
+    const cells = await session.waitFor('[data-testid="matrix-cell"]', { timeoutMs: 10_000 });
+    const texts = await Promise.all(cells.map((c) => session.text(c)));
+    assert.deepEqual(texts.filter((t) => t.trim() !== ''), ['✓']);
+    writeFileSync(join(artifacts, 'ledger.png'), await session.screenshotPng());
+  });
+});
