@@ -315,6 +315,9 @@ mod tests {
             stdout: String::new(),
             stderr: String::new(),
             created_at_ms: 0,
+            generation: None,
+            plan_step_id: None,
+            error: None,
         }
     }
 

@@ -186,6 +186,9 @@ fn b3_the_approval_prompt_shows_the_command_on_one_escaped_line() {
             stdout: String::new(),
             stderr: String::new(),
             created_at_ms: 0,
+            generation: None,
+            plan_step_id: None,
+            error: None,
         };
         let prompt = describe(&e);
         assert!(!prompt.contains(c), "{name} printed raw: {prompt:?}");
@@ -255,6 +258,9 @@ fn the_approval_prompt_names_class_and_reason() {
             stdout: String::new(),
             stderr: String::new(),
             created_at_ms: 0,
+            generation: None,
+            plan_step_id: None,
+            error: None,
         };
         assert_eq!(
             describe(&e),

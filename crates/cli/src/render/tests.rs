@@ -154,6 +154,9 @@ fn exec(id: i64, call: &str, status: ExecStatus) -> Execution {
         stdout: String::new(),
         stderr: String::new(),
         created_at_ms: 0,
+        generation: None,
+        plan_step_id: None,
+        error: None,
     }
 }
 
