@@ -19,14 +19,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{Agent, AgentError, convert, notes};
 
-fn store_class(c: nomos_policy::Class) -> CommandClass {
-    match c {
-        nomos_policy::Class::ReadOnly => CommandClass::ReadOnly,
-        nomos_policy::Class::ConfigMutation => CommandClass::ConfigMutation,
-        nomos_policy::Class::Destructive => CommandClass::Destructive,
-    }
-}
-
 /// What one `run` request came to, for the model.
 #[derive(Debug)]
 pub(crate) enum RunVerdict {
@@ -97,7 +89,8 @@ pub(crate) async fn run(
         )));
     }
 
-    let class = store_class(decision.class);
+    // The classifier and the store share one class type: no conversion.
+    let class = decision.class;
     // I7, I23: config changes run only inside the operator's window, and only on a target its
     // plan names; destructive never without a per-command approval.
     let approval = match class {

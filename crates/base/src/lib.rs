@@ -5,13 +5,17 @@
 //! - [`Clock`], [`SystemClock`], [`ManualClock`]: wall-clock time behind a trait (DESIGN.md §2:
 //!   no hidden `SystemTime::now()` in logic).
 //! - [`error_chain`]: an error and its sources in one line.
+//! - [`CommandClass`]: how much approval a command needs (with the `sqlite` feature, a text
+//!   column).
 //!
 //! This crate depends on no other Nomos crate; everything else may depend on it.
 
+mod class;
 mod clock;
 mod error;
 mod secret;
 
+pub use class::CommandClass;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::error_chain;
 pub use secret::Secret;

@@ -2,44 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How much approval a command needs. Ordered: `ReadOnly < ConfigMutation < Destructive`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Class {
-    /// Changes nothing; runs at once once a plan exists.
-    ReadOnly,
-    /// Changes configuration or state; runs inside the operator's approval window.
-    ConfigMutation,
-    /// Needs explicit approval every time (also the class of everything unknown).
-    Destructive,
-}
-
-impl Class {
-    /// The snake_case name used on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ReadOnly => "read_only",
-            Self::ConfigMutation => "config_mutation",
-            Self::Destructive => "destructive",
-        }
-    }
-
-    /// Parses the snake_case wire name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "read_only" => Some(Self::ReadOnly),
-            "config_mutation" => Some(Self::ConfigMutation),
-            "destructive" => Some(Self::Destructive),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Class {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// How much approval a command needs: the one command-class enum every crate shares
+/// (`nomos_base::CommandClass`), called `Class` here where it is the classifier's verdict.
+pub use nomos_base::CommandClass as Class;
 
 /// A byte range in the classified command text (half-open).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -18,17 +18,8 @@ pub type ExecutionId = i64;
 /// Each of stdout and stderr is stored capped at this many bytes (head + tail + marker).
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 
-text_enum! {
-    /// The policy classifier's class.
-    pub enum CommandClass {
-        /// Runs at once once a plan exists.
-        ReadOnly => "read_only",
-        /// Runs inside an approval window.
-        ConfigMutation => "config_mutation",
-        /// Needs a per-command approval every time (includes "unknown").
-        Destructive => "destructive",
-    }
-}
+/// The classifier's class, stored as its text: the one enum every crate shares.
+pub use nomos_base::CommandClass;
 
 text_enum! {
     /// Who or what approved an execution.

@@ -316,7 +316,7 @@ pub struct ExportAudit {
     pub created_at_ms: i64,
 }
 
-/// Result of [`Store::import_session`].
+/// Result of [`Store::import_session_json`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImportedSession {
     /// The new session.

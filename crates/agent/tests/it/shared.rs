@@ -21,6 +21,28 @@ fn one_secret_type_across_the_crates() {
     assert!(!format!("{token:?}").contains("sk-shared"));
 }
 
+/// The classifier's verdict is what the store records and the agent gates on: one enum, so
+/// no crate keeps a copy a match arm could let drift. Only the wire edge converts.
+#[test]
+fn one_command_class_across_the_crates() {
+    assert_eq!(
+        TypeId::of::<nomos_policy::Class>(),
+        TypeId::of::<nomos_store::CommandClass>()
+    );
+    assert_eq!(
+        TypeId::of::<nomos_store::CommandClass>(),
+        TypeId::of::<nomos_base::CommandClass>()
+    );
+    for c in nomos_base::CommandClass::ALL {
+        let wire = nomos_agent::convert::class(*c);
+        assert_eq!(
+            serde_json::to_value(wire).unwrap(),
+            serde_json::to_value(c).unwrap(),
+            "the wire name of {c}"
+        );
+    }
+}
+
 #[test]
 fn one_clock_type_across_the_crates() {
     let traits = [
