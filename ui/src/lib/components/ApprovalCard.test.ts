@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
-import type { Execution, PlanStep, SessionStatus } from '../ipc';
+import type { DependentsView, Execution, PlanStep, SessionStatus } from '../ipc';
 
 const calls: Array<[string, ...unknown[]]> = [];
+let dependentsFail = false;
+const lookups: string[] = [];
+let dependentsOf = (target: string): DependentsView => ({ target, known: false, dependents: [], more: false });
 let failWith: { code: string; message: string } | null = null;
 vi.mock('../ipc', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../ipc')>();
@@ -17,6 +20,11 @@ vi.mock('../ipc', async (importOriginal) => {
       approveExecution: record('approveExecution'),
       denyExecution: record('denyExecution'),
       approvePlan: record('approvePlan'),
+      targetDependents: async (target: string) => {
+        lookups.push(target);
+        if (dependentsFail) throw { code: 'store.busy', message: 'the database is busy', retryable: true };
+        return dependentsOf(target);
+      },
     },
   };
 });
@@ -52,6 +60,9 @@ const flush = () => new Promise((r) => setTimeout(r, 0));
 beforeEach(() => {
   calls.length = 0;
   failWith = null;
+  dependentsFail = false;
+  lookups.length = 0;
+  dependentsOf = (target) => ({ target, known: false, dependents: [], more: false });
 });
 afterEach(() => cleanup());
 
@@ -215,5 +226,67 @@ describe('plan approval card', () => {
     await flush();
     await flush();
     expect(screen.getByTestId('plan-approval-stale').textContent).toContain('changed');
+  });
+});
+
+describe('blast radius on the command card', () => {
+  const card = () => render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+
+  it("lists what runs on the target and what depends on it, direct and indirect", async () => {
+    dependentsOf = (target) => ({
+      target,
+      known: true,
+      more: true,
+      dependents: [
+        { slug: 'service:nginx', kind: 'service', relation: 'runs_on', via: target, depth: 1 },
+        { slug: 'lxc:web', kind: 'container', relation: 'runs_on', via: target, depth: 1 },
+        { slug: 'service:shop', kind: 'service', relation: 'depends_on', via: 'service:nginx', depth: 2 },
+      ],
+    });
+    card();
+    await flush();
+    expect(lookups).toEqual(['host:pve1']);
+    const items = screen.getAllByTestId('approval-dependent');
+    expect(items.map((i) => i.textContent?.replace(/\s+/g, ' ').trim())).toEqual([
+      'service:nginx runs on host:pve1',
+      'lxc:web runs on host:pve1',
+      'service:shop depends on service:nginx',
+    ]);
+    expect(items[2]?.classList.contains('indirect')).toBe(true);
+    expect(screen.getByTestId('approval-dependents').textContent).toContain('and more');
+  });
+
+  it('says so when the target is unknown, has no dependents, or the lookup failed, and approval still works', async () => {
+    card();
+    await flush();
+    expect(screen.getByTestId('approval-dependents').textContent).toContain('not in the knowledge graph yet');
+    cleanup();
+
+    dependentsOf = (target) => ({ target, known: true, dependents: [], more: false });
+    card();
+    await flush();
+    expect(screen.getByTestId('approval-dependents').textContent).toContain('Nothing Nomos knows of');
+    cleanup();
+
+    dependentsFail = true;
+    card();
+    await flush();
+    expect(screen.getByTestId('approval-dependents').textContent).toContain('the database is busy');
+    await fireEvent.click(screen.getByTestId('approve-execution'));
+    await flush();
+    expect(calls).toContainEqual(['approveExecution', 9]);
+  });
+
+  it('never shows dependent names as markup', async () => {
+    dependentsOf = (target) => ({
+      target,
+      known: true,
+      more: false,
+      dependents: [{ slug: '<img src=x onerror=alert(1)>', kind: 'service', relation: 'runs_on', via: target, depth: 1 }],
+    });
+    const { container } = card();
+    await flush();
+    expect(container.querySelector('img')).toBeNull();
+    expect(screen.getByTestId('approval-dependent').textContent).toContain('<img src=x onerror=alert(1)>');
   });
 });
