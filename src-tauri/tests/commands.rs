@@ -2,42 +2,11 @@
 //! real store on disk: what the webview sends, what it gets back.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use nomos_desktop::{AppState, configure, start_agent};
-use serde_json::{Value, json};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response};
-use tauri::webview::InvokeRequest;
+use nomos_desktop::AppState;
+use serde_json::json;
 
-fn app(state: AppState) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
-    let app = configure(tauri::test::mock_builder(), state)
-        .build(tauri::generate_context!())
-        .expect("app builds");
-    // The mock runtime does not run the setup hook; do what it does.
-    start_agent(app.handle());
-    let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .expect("main window");
-    (app, window)
-}
-
-fn invoke(
-    window: &tauri::WebviewWindow<MockRuntime>,
-    cmd: &str,
-    body: Value,
-) -> Result<Value, Value> {
-    get_ipc_response(
-        window,
-        InvokeRequest {
-            cmd: cmd.into(),
-            callback: tauri::ipc::CallbackFn(0),
-            error: tauri::ipc::CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: tauri::ipc::InvokeBody::Json(body),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    )
-    .map(|body| body.deserialize::<Value>().unwrap())
-}
+mod support;
+use support::{app, invoke};
 
 #[test]
 fn sessions_round_trip_through_the_store() {

@@ -2,45 +2,15 @@
 //! webview's arguments in, the DTOs out, and the caps the shell puts on a request.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use nomos_desktop::{AppState, configure, start_agent};
+use nomos_desktop::AppState;
 use nomos_store::{
     CommandClass, ExecStatus, ExecutionResult, NewExecution, NewMessage, NewPlanStep, NewSession,
     ProposePlanOutcome, Store,
 };
 use serde_json::{Map, Value, json};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response};
-use tauri::webview::InvokeRequest;
 
-fn app(state: AppState) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
-    let app = configure(tauri::test::mock_builder(), state)
-        .build(tauri::generate_context!())
-        .expect("app builds");
-    start_agent(app.handle());
-    let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .expect("main window");
-    (app, window)
-}
-
-fn invoke(
-    window: &tauri::WebviewWindow<MockRuntime>,
-    cmd: &str,
-    body: Value,
-) -> Result<Value, Value> {
-    get_ipc_response(
-        window,
-        InvokeRequest {
-            cmd: cmd.into(),
-            callback: tauri::ipc::CallbackFn(0),
-            error: tauri::ipc::CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: tauri::ipc::InvokeBody::Json(body),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    )
-    .map(|body| body.deserialize::<Value>().unwrap())
-}
+mod support;
+use support::{app, invoke};
 
 fn obj(v: Value) -> Map<String, Value> {
     v.as_object().unwrap().clone()

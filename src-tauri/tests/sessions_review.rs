@@ -3,44 +3,14 @@
 //! export and import need only the store.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use nomos_desktop::{AppState, configure, start_agent};
+use nomos_desktop::AppState;
 use nomos_store::{
     ExecStatus, ExecutionResult, NewExecution, NewMessage, NewPlanStep, NewSession, Outcome, Store,
 };
 use serde_json::{Value, json};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response};
-use tauri::webview::InvokeRequest;
 
-fn app(state: AppState) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
-    let app = configure(tauri::test::mock_builder(), state)
-        .build(tauri::generate_context!())
-        .expect("app builds");
-    start_agent(app.handle());
-    let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .expect("main window");
-    (app, window)
-}
-
-fn invoke(
-    window: &tauri::WebviewWindow<MockRuntime>,
-    cmd: &str,
-    body: Value,
-) -> Result<Value, Value> {
-    get_ipc_response(
-        window,
-        InvokeRequest {
-            cmd: cmd.into(),
-            callback: tauri::ipc::CallbackFn(0),
-            error: tauri::ipc::CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: tauri::ipc::InvokeBody::Json(body),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    )
-    .map(|body| body.deserialize::<Value>().unwrap())
-}
+mod support;
+use support::{app, invoke};
 
 /// A finished session with a command whose output holds a rare word.
 fn seed(dir: &std::path::Path) -> (i64, i64) {

@@ -1105,27 +1105,12 @@ impl Store {
 
 // ---- Markdown ---------------------------------------------------------------------------
 
-/// `2026-12-01 14:03:07 UTC` from Unix milliseconds (proleptic Gregorian, no time zone data).
+/// `2026-12-01 14:03:07 UTC` from Unix milliseconds (through chrono: no calendar of our own).
 pub fn utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
-    format!(
-        "{y:04}-{mo:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    match chrono::DateTime::from_timestamp(ms.div_euclid(1000), 0) {
+        Some(t) => t.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        None => format!("(out of range: {ms} ms since 1970)"),
+    }
 }
 
 /// Text for one line of Markdown: HTML-significant characters as entities, line breaks as
