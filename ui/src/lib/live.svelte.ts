@@ -82,21 +82,36 @@ class LiveSession {
     });
   }
 
-  /** Fetches the open session's view; resolves with it, or null when there is none. */
+  /** The session whose view is being fetched, and whether a state event for it came meanwhile. */
+  #loading: number | null = null;
+  #changedWhileLoading = false;
+
+  /**
+   * Fetches the open session's view; resolves with it, or null when there is none. The store
+   * is written before an event is sent, so a snapshot fetched before a state event (a plan,
+   * an execution, a message) may lack it while the event found no view to patch, or patched
+   * the view the snapshot then replaces: such a snapshot is fetched again.
+   */
   async reload(): Promise<SessionView | null> {
     const id = this.id;
     if (id === null) return null;
-    try {
-      const view = await ipc.sessionView(id);
-      // A late answer for a session the operator has left must not replace the open one.
-      if (this.id === id) {
+    for (let attempt = 1; ; attempt++) {
+      this.#loading = id;
+      this.#changedWhileLoading = false;
+      try {
+        const view = await ipc.sessionView(id);
+        // A late answer for a session the operator has left must not replace the open one.
+        if (this.id !== id) return view;
+        if (this.#changedWhileLoading && attempt < 4) continue;
         this.view = view;
         this.#noteWaiting();
+        return view;
+      } catch (reason) {
+        if (this.id === id) this.loadError = toNomosError(reason);
+        return null;
+      } finally {
+        if (this.#loading === id) this.#loading = null;
       }
-      return view;
-    } catch (reason) {
-      if (this.id === id) this.loadError = toNomosError(reason);
-      return null;
     }
   }
 
@@ -145,6 +160,7 @@ class LiveSession {
       sessions.update(event.session_id, { status: event.status, outcome: event.outcome, summary: event.summary });
     }
     if (event.session_id !== this.id) return;
+    if (this.#loading === this.id && STATE_EVENTS.has(event.type)) this.#changedWhileLoading = true;
     const view = this.view;
     switch (event.type) {
       case 'turn_started':
@@ -253,5 +269,17 @@ class LiveSession {
     }
   }
 }
+
+/** Events whose change is part of the stored view (not the live-only stream of a turn). */
+const STATE_EVENTS: ReadonlySet<AgentEvent['type']> = new Set([
+  'message',
+  'tool_call',
+  'tool_result',
+  'plan',
+  'approval_requested',
+  'execution',
+  'task_status',
+  'task_reopened',
+]);
 
 export const live = new LiveSession();

@@ -175,4 +175,55 @@ describe('live session', () => {
     expect(live.planCards).toEqual([]);
     expect(live.approvalIds).toEqual([]);
   });
+
+  it('a plan that arrives while the view is loading is not lost: the stale snapshot is fetched again', async () => {
+    const step = {
+      id: 1,
+      generation: 1,
+      seq: 1,
+      title: 'Read the kernel',
+      detail: null,
+      target: 'host:local',
+      status: 'pending' as const,
+      note: null,
+    };
+    let fetches = 0;
+    let release: () => void = () => {};
+    // The first answer is a snapshot from before the plan; it is held until the plan event
+    // has arrived. The second answer has the plan, as the store does by then.
+    sessionView = async () => {
+      fetches += 1;
+      if (fetches === 1) {
+        await new Promise<void>((r) => (release = r));
+        return structuredClone(view);
+      }
+      return { ...structuredClone(view), plan: [step] };
+    };
+    const opening = live.open(7);
+    await Promise.resolve();
+    live.apply({ type: 'plan', session_id: 7, steps: [step] });
+    release();
+    await opening;
+    expect(fetches).toBe(2);
+    expect(live.view?.plan).toEqual([step]);
+    expect(live.planCards).toEqual([1]);
+  });
+
+  it('a stream of text does not make the view load again', async () => {
+    let fetches = 0;
+    let release: () => void = () => {};
+    sessionView = async () => {
+      fetches += 1;
+      await new Promise<void>((r) => (release = r));
+      return structuredClone(view);
+    };
+    const opening = live.open(7);
+    await Promise.resolve();
+    live.apply({ type: 'turn_started', session_id: 7, auto: false });
+    live.apply({ type: 'text_delta', session_id: 7, message_id: 3, delta: 'Hel' });
+    release();
+    await opening;
+    expect(fetches).toBe(1);
+    expect(live.streaming[3]).toBe('Hel');
+  });
 });
