@@ -49,7 +49,7 @@ for target in "${TARGETS[@]}"; do
     crashes=1
     failed=1
     # The finding itself: the panic or sanitizer report and the reproducer.
-    grep -E -m 20 "panicked|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY|Test unit written|Base64" "$log" >&2 || tail -n 40 "$log" >&2
+    grep -E -A1 -m 20 "panicked|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY|Test unit written|Base64" "$log" >&2 || tail -n 40 "$log" >&2
     [ -n "$artifact" ] || artifact="(none written; full log: $log)"
     echo "reproduce: cd fuzz && cargo +nightly fuzz run $target ${artifact}" >&2
   fi
