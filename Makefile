@@ -1,5 +1,5 @@
 # The two entry points; everything else lives in scripts/.
-.PHONY: run test e2e bindings
+.PHONY: run test e2e bindings fuzz
 
 run: ## build and launch the desktop app, installing what is missing
 	@scripts/run.sh
@@ -12,3 +12,6 @@ e2e: ## only the end-to-end tests (expects a built app)
 
 bindings: ## regenerate the TypeScript IPC types from crates/protocol
 	@UPDATE_BINDINGS=1 cargo test -p nomos-protocol --test bindings
+
+fuzz: ## fuzz the classifier, the eval manifest parser and the SSE parser (FUZZ_SECONDS each, default 300)
+	@scripts/fuzz.sh

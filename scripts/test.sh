@@ -25,6 +25,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 say "Rust tests (with a real Secret Service)"
 "$ROOT/crates/auth/tests/with-keyring.sh" cargo test --workspace
 
+# A short fuzzing smoke (the long run is `make fuzz`): the targets build and hold for a while.
+say "fuzzing smoke (${FUZZ_SMOKE_SECONDS:-15}s per target)"
+FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-15}" "$ROOT/scripts/fuzz.sh"
+
 say "UI: type check, IPC boundary, unit tests"
 (cd ui && npm run --silent check && npm run --silent lint:ipc && npm run --silent test)
 

@@ -351,7 +351,7 @@ enum Block {
 }
 
 #[derive(Debug, Default)]
-struct AnthropicAssembler {
+pub(crate) struct AnthropicAssembler {
     response: ChatResponse,
     usage: Option<WireUsage>,
     blocks: Vec<(u64, Block)>,

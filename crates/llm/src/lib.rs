@@ -48,7 +48,7 @@ pub use retry::{
     stream_with_retries, with_retries,
 };
 pub use service::Service;
-pub use transport::{AuthStyle, StreamLimits};
+pub use transport::{AuthStyle, StreamLimits, WireFormat, assemble_body};
 pub use types::{
     ChannelSink, ChatRequest, ChatResponse, EventSink, FinishReason, Message, NullSink,
     StreamEvent, ToolCall, ToolSpec, Usage,

@@ -8,13 +8,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use eventsource_stream::{EventStreamError, Eventsource};
-use futures_util::{Stream, StreamExt};
+use futures_util::{FutureExt, Stream, StreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::anthropic::AnthropicAssembler;
 use crate::auth::TokenSource;
 use crate::error::{ErrorInfo, LlmError, parse_retry_after};
+use crate::openai::OpenAiAssembler;
 use crate::types::{ChatResponse, EventSink, FinishReason, StreamEvent};
 use nomos_base::Secret;
 use nomos_base::{Clock, SystemClock, error_chain};
@@ -392,11 +394,7 @@ pub(crate) async fn drive<A: Assembler>(
                 Some(Err(e)) => return Err(body_error(e, limits)),
             }
         }
-        let text = String::from_utf8(body).map_err(|e| LlmError::Protocol {
-            message: format!("reply is not UTF-8: {e}"),
-        })?;
-        assembler.on_whole(&text, sink)?;
-        return assembler.finish(End::Marker);
+        return assemble_whole(assembler, body, sink);
     }
     let mut events = std::pin::pin!(bytes.eventsource());
     let end = loop {
@@ -412,17 +410,7 @@ pub(crate) async fn drive<A: Assembler>(
                     break End::Marker;
                 }
             }
-            Some(Err(EventStreamError::Transport(e))) => return Err(body_error(e, limits)),
-            Some(Err(EventStreamError::Utf8(e))) => {
-                return Err(LlmError::Protocol {
-                    message: format!("stream is not UTF-8: {e}"),
-                });
-            }
-            Some(Err(EventStreamError::Parser(e))) => {
-                return Err(LlmError::Protocol {
-                    message: format!("malformed event stream: {e}"),
-                });
-            }
+            Some(Err(e)) => return Err(stream_error(e, |e| body_error(e, limits))),
         }
     };
     if end == End::Marker {
@@ -433,6 +421,95 @@ pub(crate) async fn drive<A: Assembler>(
         let _ = tokio::time::timeout(Duration::from_millis(100), drain).await;
     }
     assembler.finish(end)
+}
+
+/// A whole (non-streamed) JSON reply through the assembler.
+fn assemble_whole<A: Assembler>(
+    mut assembler: A,
+    body: Vec<u8>,
+    sink: &mut dyn EventSink,
+) -> Result<ChatResponse, LlmError> {
+    let text = String::from_utf8(body).map_err(|e| LlmError::Protocol {
+        message: format!("reply is not UTF-8: {e}"),
+    })?;
+    assembler.on_whole(&text, sink)?;
+    assembler.finish(End::Marker)
+}
+
+/// The typed error for an event stream that failed; `transport` maps the body's own error.
+fn stream_error<E>(e: EventStreamError<E>, transport: impl FnOnce(E) -> LlmError) -> LlmError {
+    match e {
+        EventStreamError::Transport(e) => transport(e),
+        EventStreamError::Utf8(e) => LlmError::Protocol {
+            message: format!("stream is not UTF-8: {e}"),
+        },
+        EventStreamError::Parser(e) => LlmError::Protocol {
+            message: format!("malformed event stream: {e}"),
+        },
+    }
+}
+
+/// Which provider's wire format a body is in (for [`assemble_body`]).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireFormat {
+    /// OpenAI-compatible Chat Completions.
+    OpenAi,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+/// Runs a response body, split into `chunks` as the network would deliver it, through the
+/// same SSE parser, assembler and final checks as a streamed reply (or, with `json`, a
+/// whole JSON reply), without HTTP. The fuzzing entry: any bytes must end in a response or
+/// a typed error, never a panic.
+#[doc(hidden)]
+pub fn assemble_body(
+    format: WireFormat,
+    json: bool,
+    chunks: &[&[u8]],
+    sink: &mut dyn EventSink,
+) -> Result<ChatResponse, LlmError> {
+    let response = match format {
+        WireFormat::OpenAi => assemble_chunks(OpenAiAssembler::default(), json, chunks, sink),
+        WireFormat::Anthropic => assemble_chunks(AnthropicAssembler::default(), json, chunks, sink),
+    }?;
+    finalize(response, sink)
+}
+
+fn assemble_chunks<A: Assembler>(
+    mut assembler: A,
+    json: bool,
+    chunks: &[&[u8]],
+    sink: &mut dyn EventSink,
+) -> Result<ChatResponse, LlmError> {
+    if json {
+        return assemble_whole(assembler, chunks.concat(), sink);
+    }
+    let bytes = futures_util::stream::iter(
+        chunks
+            .iter()
+            .map(|c| Ok::<Bytes, std::convert::Infallible>(Bytes::copy_from_slice(c))),
+    );
+    let mut events = std::pin::pin!(bytes.eventsource());
+    loop {
+        // The source is in memory, so every poll is ready; a pending one would be a bug in
+        // the parser, reported as a protocol error rather than a hang.
+        let Some(next) = events.next().now_or_never() else {
+            return Err(LlmError::Protocol {
+                message: "event stream stalled on an in-memory body".to_owned(),
+            });
+        };
+        match next {
+            None => return assembler.finish(End::Eof),
+            Some(Ok(ev)) => {
+                if assembler.on_event(&ev.event, &ev.data, sink)? == Flow::Done {
+                    return assembler.finish(End::Marker);
+                }
+            }
+            Some(Err(e)) => return Err(stream_error(e, |never| match never {})),
+        }
+    }
 }
 
 fn body_error(e: BodyError, limits: &StreamLimits) -> LlmError {

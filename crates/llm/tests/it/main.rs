@@ -8,6 +8,7 @@ mod anthropic;
 mod auth;
 mod config;
 mod faults;
+mod in_memory;
 mod openai;
 mod recordings;
 mod retry;
