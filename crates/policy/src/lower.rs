@@ -138,11 +138,44 @@ fn control_char(c: char, span: Span) -> Unsupported {
     )
 }
 
-/// Parses shell text into a brush AST (no lowering).
+/// Parses shell text into a brush AST (no lowering). Text the parser would panic on is an
+/// error here (so the command asks), and a panic inside the parser is caught as one: the
+/// classifier never takes the turn down with it.
 pub(crate) fn parse_program(src: &str, sh_mode: bool) -> Result<ast::Program, String> {
+    if let Some(fd) = oversized_fd_number(src) {
+        return Err(format!(
+            "the file-descriptor number `{fd}` before a redirection is out of range"
+        ));
+    }
     let opts = parser_options(sh_mode);
-    let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &opts);
-    parser.parse_program().map_err(|e| e.to_string())
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &opts);
+        parser.parse_program().map_err(|e| e.to_string())
+    }))
+    .unwrap_or_else(|_| Err("the shell parser failed on this text".to_owned()))
+}
+
+/// A run of digits right before `<` or `>` too large for a file descriptor (brush reads it
+/// as an `i32` and panics past that). Over-approximates (a run inside a longer word counts
+/// too): refusing to parse only makes the command ask.
+fn oversized_fd_number(src: &str) -> Option<&str> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let run = &src[start..i];
+        if matches!(b.get(i), Some(b'<' | b'>')) && run.parse::<i32>().is_err() {
+            return Some(run);
+        }
+    }
+    None
 }
 
 /// Maps brush's character positions to byte offsets of the original text.

@@ -524,3 +524,35 @@ fn relative_globs_run_dotted_and_never_as_options() {
         assert!(policy.classify(cmd).unknown, "{cmd}");
     }
 }
+
+/// Found by the fuzzing smoke: a file-descriptor number too large for the parser's `i32`
+/// right before a redirection made the shell parser panic, and the classifier with it. Every
+/// such number, before every redirection operator, inside or outside a substitution, now
+/// asks; a number that fits still parses.
+#[test]
+fn an_oversized_file_descriptor_number_asks_and_never_panics() {
+    let policy = Policy::default_policy().unwrap();
+    let numbers = [
+        "2147483648".to_owned(),
+        "99999999999".to_owned(),
+        "18446744073709551616".to_owned(),
+        "2".repeat(300),
+    ];
+    let operators = ["<", ">", ">>", "<<", "<&", ">&", "<>", "<(", ">|"];
+    let mut cases = Vec::new();
+    for n in &numbers {
+        for op in operators {
+            cases.push(format!("cat {n}{op}x"));
+            cases.push(format!("acme.sh {n}{op}(true)--lc=do"));
+            cases.push(format!("echo $(ls {n}{op}y)"));
+            cases.push(format!("bash -c 'ls {n}{op}z'"));
+        }
+    }
+    for cmd in &cases {
+        let d = policy.classify(cmd);
+        assert_eq!(d.class, Class::Destructive, "{cmd}: {d:?}");
+    }
+    // The largest number that fits parses as before.
+    let fits = policy.classify("ls 2147483647>/dev/null");
+    assert!(!fits.reason().contains("out of range"), "{fits:?}");
+}
