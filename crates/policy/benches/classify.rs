@@ -41,6 +41,7 @@ fn summary() {
     let mut classify_med = Vec::with_capacity(cmds.len());
     let mut parse_med = Vec::with_capacity(cmds.len());
     let (mut classify_total, mut parse_total) = (Duration::ZERO, Duration::ZERO);
+    let mut excess = Vec::with_capacity(cmds.len());
     for cmd in &cmds {
         let mut cs = Vec::with_capacity(rounds);
         let mut ps = Vec::with_capacity(rounds);
@@ -58,6 +59,18 @@ fn summary() {
         parse_med.push(ps[rounds / 2]);
         classify_total += cs[rounds / 2];
         parse_total += ps[rounds / 2];
+        excess.push((cs[rounds / 2].saturating_sub(ps[rounds / 2]), cmd.as_str()));
+    }
+    // Where classifying costs most beyond parsing: the commands to look at first.
+    if std::env::var_os("NOMOS_BENCH_DETAIL").is_some() {
+        excess.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (d, cmd) in excess.iter().take(25) {
+            println!(
+                "  +{:>8.2} µs  {}",
+                d.as_secs_f64() * 1e6,
+                cmd.chars().take(100).collect::<String>()
+            );
+        }
     }
     classify_med.sort();
     parse_med.sort();

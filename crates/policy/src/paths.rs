@@ -1112,6 +1112,32 @@ struct Pat {
     /// Literal components (`.ssh`, `nextcloud`): a query without `**` must have a component
     /// that can be each of them.
     required: Vec<Vec<Tok>>,
+    /// The components before the first one with `**`, and after the last one (all of them,
+    /// and `exact`, when there is none). See [`Pat::components_may_meet`].
+    head: Vec<Vec<Tok>>,
+    tail: Vec<Vec<Tok>>,
+    exact: bool,
+}
+
+/// Is every `/` of `p` a plain separator (none escaped, none inside a bracket expression)?
+/// Only then do its components, split at `/`, stand for path components.
+fn splits_cleanly(p: &str) -> bool {
+    if p.contains('\\') {
+        return false;
+    }
+    let mut rest = p;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        // `[]…]`, `[!]…]`: a `]` first in the set is a member, not the end.
+        let skip = after.len() - after.trim_start_matches(['!', '^']).len();
+        let skip = skip + usize::from(after[skip..].starts_with(']'));
+        let close = after[skip..].find(']').map_or(after.len(), |c| c + skip);
+        if after[..close].contains('/') {
+            return false;
+        }
+        rest = &after[close.min(after.len())..];
+    }
+    true
 }
 
 /// The tokens of the last component of `p`, if that component has no `**` and `p` has a `/`.
@@ -1121,6 +1147,28 @@ fn last_component(p: &str) -> Option<Vec<Tok>> {
 }
 
 impl Pat {
+    /// Can this pattern meet a query without `**` whose components (split at `/`, empty
+    /// ones kept) are `q`? Every `/` of such a query is literal and its wildcards never
+    /// match `/`, so a path matching it has exactly its components, position by position.
+    /// This pattern's components before its first `**` then meet the query's first ones, and
+    /// those after its last `**` meet the query's last ones. A necessary condition only:
+    /// the automaton still decides, this just skips it for most of a list.
+    fn components_may_meet(&self, q: &[Vec<Tok>]) -> bool {
+        if self.exact {
+            return self.head.len() == q.len()
+                && self.head.iter().zip(q).all(|(a, b)| overlaps_toks(a, b));
+        }
+        self.head.len() <= q.len()
+            && self.tail.len() <= q.len()
+            && self.head.iter().zip(q).all(|(a, b)| overlaps_toks(a, b))
+            && self
+                .tail
+                .iter()
+                .rev()
+                .zip(q.iter().rev())
+                .all(|(a, b)| overlaps_toks(a, b))
+    }
+
     /// Can this pattern and a path starting with literal `lit` agree on their prefixes?
     fn prefix_agrees(&self, lit: &str) -> bool {
         let n = self.prefix.len().min(lit.len());
@@ -1150,7 +1198,30 @@ impl Compiled {
                             .filter(|c| !c.is_empty() && !has_meta(c))
                             .map(compile)
                             .collect(),
+                        head: p
+                            .split('/')
+                            .take_while(|c| !c.contains("**"))
+                            .map(compile)
+                            .collect(),
+                        tail: p
+                            .rsplit('/')
+                            .take_while(|c| !c.contains("**"))
+                            .collect::<Vec<_>>()
+                            .into_iter()
+                            .rev()
+                            .map(compile)
+                            .collect(),
+                        exact: !p.contains("**"),
                     }
+                })
+                .map(|mut pat| {
+                    if !splits_cleanly(pat.text) {
+                        // No positional filter for a pattern whose `/` is not a separator.
+                        pat.head.clear();
+                        pat.tail.clear();
+                        pat.exact = false;
+                    }
+                    pat
                 })
                 .collect::<Vec<Pat>>(),
             bits: Vec::new(),
@@ -1191,12 +1262,9 @@ fn overlaps_any(pat: &str, c: &Compiled) -> Option<&'static str> {
         let lit = &pat[..pat.find(['*', '?', '[', '\\']).unwrap_or(pat.len())];
         let last = pat.rsplit('/').next().unwrap_or(pat);
         let q_last = last_component(pat);
-        let q_comps: Option<Vec<Vec<Tok>>> = (!pat.contains("**")).then(|| {
-            pat.split('/')
-                .filter(|c| !c.is_empty())
-                .map(compile)
-                .collect()
-        });
+        // Empty components are kept: they hold positions (see `components_may_meet`).
+        let q_comps: Option<Vec<Vec<Tok>>> = (!pat.contains("**") && splits_cleanly(pat))
+            .then(|| pat.split('/').map(compile).collect());
         let mut q = None;
         return c
             .pats
@@ -1209,9 +1277,10 @@ fn overlaps_any(pat: &str, c: &Compiled) -> Option<&'static str> {
             })
             .filter(|p| {
                 q_comps.as_ref().is_none_or(|qc| {
-                    p.required
-                        .iter()
-                        .all(|r| qc.iter().any(|c| overlaps_toks(r, c)))
+                    p.components_may_meet(qc)
+                        && p.required
+                            .iter()
+                            .all(|r| qc.iter().any(|c| overlaps_toks(r, c)))
                 })
             })
             .find(|p| overlaps_toks(&p.toks, q.get_or_insert_with(|| compile(pat))))
@@ -1897,6 +1966,68 @@ pub(crate) fn names_credential(text: &str) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    /// The positional component filter is a necessary condition: wherever it says two
+    /// patterns cannot meet, the automaton agrees. Queries are every list pattern with
+    /// components turned into wildcards, shortened, lengthened and emptied.
+    #[test]
+    fn the_component_filter_never_hides_an_overlap() {
+        let lists: [&Compiled; 4] = [&SECRETS, &PROTECTED, &GUEST_ROOT_LIST, &SECRET_DIR_LIST];
+        let mut queries: Vec<String> = vec![
+            "/sys/devices/system/cpu/vulnerabilities/*".into(),
+            "/etc/*/shadow".into(),
+            "/etc//shadow".into(),
+            "/*/*".into(),
+            "*".into(),
+            "/root/*".into(),
+            "~/.ssh/*".into(),
+            ".ssh/id_*".into(),
+            "/home/*/.ssh/authorized_keys".into(),
+            "/proc/[0-9]*/environ".into(),
+            "/var/lib/docker/volumes/*/_data/*".into(),
+        ];
+        for l in lists {
+            for p in &l.pats {
+                let comps: Vec<&str> = p.text.split('/').collect();
+                let flat = p.text.replace("**", "*");
+                queries.push(flat.clone());
+                queries.push(format!("{flat}/*"));
+                queries.push(format!("/x{flat}"));
+                for i in 0..comps.len() {
+                    for sub in ["*", "", ".*"] {
+                        let mut c = comps.clone();
+                        c[i] = sub;
+                        queries.push(c.join("/").replace("**", "*"));
+                    }
+                    queries.push(comps[..i].join("/").replace("**", "*"));
+                    queries.push(comps[i..].join("/").replace("**", "*"));
+                }
+            }
+        }
+        queries.sort();
+        queries.dedup();
+        let mut checked = 0;
+        for q in &queries {
+            if q.contains("**") || !splits_cleanly(q) {
+                continue;
+            }
+            let qc: Vec<Vec<Tok>> = q.split('/').map(compile).collect();
+            let qt = compile(q);
+            for l in lists {
+                for p in &l.pats {
+                    if !p.components_may_meet(&qc) {
+                        checked += 1;
+                        assert!(
+                            !overlaps_toks(&p.toks, &qt),
+                            "the filter hid an overlap of {q:?} with {:?}",
+                            p.text
+                        );
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "only {checked} pairs were filtered");
+    }
 
     #[test]
     fn matching() {
