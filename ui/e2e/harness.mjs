@@ -299,3 +299,27 @@ export async function waitForText(session, pattern, timeoutMs = 10_000) {
     timeoutMs,
   );
 }
+
+/**
+ * Waits until no app instance owns the single-instance name on the session bus: a second app
+ * started before the first one's name is released hands its arguments over and exits.
+ */
+export async function waitForAppGone(timeoutMs = 10_000) {
+  const owned = () => {
+    try {
+      return /true/.test(
+        execFileSync(
+          'gdbus',
+          [
+            'call', '--session', '--dest', 'org.freedesktop.DBus', '--object-path', '/org/freedesktop/DBus',
+            '--method', 'org.freedesktop.DBus.NameHasOwner', 'dev.nomos.desktop.SingleInstance',
+          ],
+          { encoding: 'utf8' },
+        ),
+      );
+    } catch {
+      return false; // no session bus: nothing to wait for
+    }
+  };
+  await until('the previous app to release its single-instance name', () => !owned(), timeoutMs);
+}
