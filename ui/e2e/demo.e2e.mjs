@@ -48,6 +48,10 @@ describe('first launch without a model', () => {
     const hash = await session.execute('return location.hash');
     assert.match(hash, /^#\/sessions\/\d+$/);
     assert.match(await session.text(await session.find('[data-testid="chat-title"]')), /^Demo:/);
+    // Labelled from the session's demo field, in the header and the sidebar.
+    assert.equal(await session.text(await session.find('[data-testid="chat-title"] ~ [data-testid="demo-label"]')), 'Demo');
+    await session.waitFor('[data-testid="session-item"] [data-testid="demo-label"]');
+    assert.deepEqual(db(dataDir, 'select demo from sessions'), [[1]]);
     assert.equal(db(dataDir, 'select count(*) from executions')[0][0], 0, 'nothing runs before approval');
     await screenshot(session, 'demo-plan.png');
     await session.click(approve);
