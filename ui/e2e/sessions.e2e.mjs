@@ -4,9 +4,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, dbRows, launchApp, screenshot, waitForText } from './harness.mjs';
+import { cli, dbRows, launchApp, screenshot, until, waitForText } from './harness.mjs';
 
 /** A session export as another Nomos wrote it: one read-only run whose output holds a rare word. */
 function exportDoc() {
@@ -180,6 +180,15 @@ describe('sessions for offline review', () => {
     const [notice] = await session.waitFor('[data-testid="transfer-notice"]');
     assert.match(await session.text(notice), /Exported as JSON/);
     assert.equal(await session.execute('return location.hash'), before);
+    // The webview saves the download in the working directory: it is the export, and it goes.
+    const saved = await until('the downloaded export', () =>
+      readdirSync(process.cwd()).find((f) => /^nomos-session-\d+-review-the-garnet-array\.json$/.test(f)),
+    );
+    const downloaded = JSON.parse(readFileSync(join(process.cwd(), saved), 'utf8'));
+    rmSync(join(process.cwd(), saved));
+    assert.equal(downloaded.format, 'nomos.session');
+    assert.equal(downloaded.session.title, 'Review the garnet array');
+    assert.equal(downloaded.executions[0].stdout, exportDoc().executions[0].stdout);
     // Import the same file again through the file picker: a second session, nothing ran.
     const picker = await session.find('[data-testid="import-file"]');
     await session.type(picker, join(home, 'export.json'));
