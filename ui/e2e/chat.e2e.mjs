@@ -379,18 +379,28 @@ describe('a configuration change waits for its approval card', () => {
     return requestMessages(requests[2]);
   }
 
-  describe('approved', () => {
-    let app;
-    before(async () => {
-      app = await launch('chat-config-approve', { kind: 'text', text: 'The service now listens on port 8080.' });
+  /** One decision in an app of its own: the plan, the change waiting for its card, `decide`. */
+  function decision(title, name, resume, decide) {
+    describe(title, () => {
+      let app;
+      before(async () => {
+        app = await launch(name, { kind: 'text', text: resume });
+      });
+      after(async () => {
+        await app?.stop();
+      });
+      it(title, async () => {
+        await untilCard(app);
+        await decide(app);
+      });
     });
-    after(async () => {
-      await app?.stop();
-    });
+  }
 
-    it('runs nothing until Approve, then runs once and the card shows the result', async () => {
-      const { session, dataDir, mock } = app;
-      await untilCard(app);
+  decision(
+    'Approve: nothing ran before; it runs once and the card shows the result',
+    'chat-config-approve',
+    'The service now listens on port 8080.',
+    async ({ session, dataDir, mock }) => {
       await screenshot(session, 'chat-config-card.png');
 
       await session.click(await session.find('[data-testid="approve-execution"]'));
@@ -406,21 +416,14 @@ describe('a configuration change waits for its approval card', () => {
       const messages = await nextRequest(mock);
       const told = messages.filter((m) => /Execution \d+ on host:scratch: finished, exit 0/.test(m.text));
       assert.ok(told.length >= 1, `the result reached the model: ${JSON.stringify(messages.slice(-3))}`);
-    });
-  });
+    },
+  );
 
-  describe('denied with a reason', () => {
-    let app;
-    before(async () => {
-      app = await launch('chat-config-deny', { kind: 'text', text: 'Understood: I will not touch the production config.' });
-    });
-    after(async () => {
-      await app?.stop();
-    });
-
-    it('the reason reaches the model and the card shows the command denied', async () => {
-      const { session, dataDir, mock } = app;
-      await untilCard(app);
+  decision(
+    'Deny with a reason: the reason reaches the model and the card shows the command denied',
+    'chat-config-deny',
+    'Understood: I will not touch the production config.',
+    async ({ session, dataDir, mock }) => {
       await session.click(await session.find('[data-testid="deny-with-reason"]'));
       const [box] = await session.waitFor('[data-testid="deny-reason"]');
       await session.type(box, reason);
@@ -442,8 +445,8 @@ describe('a configuration change waits for its approval card', () => {
       assert.equal(error, reason);
       assert.equal((await session.findAll('[data-testid="approve-execution"]')).length, 0);
       await screenshot(session, 'chat-config-denied.png');
-    });
-  });
+    },
+  );
 });
 
 describe('Stop and Retry', () => {
