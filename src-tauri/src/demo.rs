@@ -1,8 +1,8 @@
 //! "Try the demo" on a first launch without a model: the scripted model (nomos-mock-llm,
 //! in-process on loopback) drives a real agent over the real store, classifier, executor and
 //! knowledge graph, with real read-only commands on this workstation. Each demo is its own
-//! session (titled "Demo: …"), its own scripted server and its own agent; the commands a
-//! demo session receives go to that agent.
+//! session (marked `demo` in the store, titled "Demo: …"), its own scripted server and its own
+//! agent; the commands a demo session receives go to that agent.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -97,6 +97,16 @@ impl Demos {
             import_ssh_config: false,
             ..RuntimeSettings::default()
         };
+        // The session exists, marked as a demo, before its first turn: no face ever lists it
+        // unmarked, and the mark is a field, not the title.
+        let session = store
+            .create_session(nomos_store::NewSession {
+                title: nomos_agent::title_from(TASK),
+                goal: None,
+            })
+            .and_then(|s| store.mark_session_demo(s.id))
+            .map_err(|e| crate::convert::store_error(&e))?
+            .id;
         // No environment: no key, no inventory from NOMOS_INVENTORY, nothing but loopback.
         let agent = setup::assemble(
             store,
@@ -110,8 +120,8 @@ impl Demos {
         crate::relay::attach(app, &agent);
         let stop = CancellationToken::new();
         let _workers = agent.spawn_workers(stop.clone());
-        let session = agent
-            .submit(None, TASK)
+        agent
+            .submit(Some(session), TASK)
             .await
             .map_err(|e| crate::convert::agent_error(&e))?;
         if let Ok(mut runs) = self.runs.lock() {

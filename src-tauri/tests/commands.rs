@@ -231,6 +231,12 @@ fn the_demo_runs_to_completion_with_no_model_configured() {
             .unwrap()
             .starts_with("Demo:")
     );
+    // Marked by its field, from before its first turn: every face labels it from this.
+    assert_eq!(view()["session"]["demo"], true);
+    assert!(store.get_session(session).unwrap().demo);
+    let listed = invoke(&window, "list_sessions", json!({"query": {}})).unwrap();
+    assert_eq!(listed[0]["id"], session);
+    assert_eq!(listed[0]["demo"], true);
     wait("the plan", &|| {
         view()["plan"].as_array().unwrap().len() == 3 && view()["session"]["status"] == "planning"
     });

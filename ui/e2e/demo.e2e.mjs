@@ -5,19 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { freePort, launchApp, screenshot } from './harness.mjs';
-
-function db(dataDir, sql) {
-  return JSON.parse(
-    execFileSync('python3', [
-      '-c',
-      'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))',
-      join(dataDir, 'nomos.db'),
-      sql,
-    ]).toString(),
-  );
-}
+import { dbRows, freePort, launchApp, screenshot } from './harness.mjs';
 
 describe('first launch without a model', () => {
   let session;
@@ -48,7 +36,11 @@ describe('first launch without a model', () => {
     const hash = await session.execute('return location.hash');
     assert.match(hash, /^#\/sessions\/\d+$/);
     assert.match(await session.text(await session.find('[data-testid="chat-title"]')), /^Demo:/);
-    assert.equal(db(dataDir, 'select count(*) from executions')[0][0], 0, 'nothing runs before approval');
+    // Labelled from the session's demo field, in the header and the sidebar.
+    assert.equal(await session.text(await session.find('[data-testid="chat-title"] ~ [data-testid="demo-label"]')), 'Demo');
+    await session.waitFor('[data-testid="session-item"] [data-testid="demo-label"]');
+    assert.deepEqual(dbRows(dataDir, 'select demo from sessions'), [[1]]);
+    assert.equal(dbRows(dataDir, 'select count(*) from executions')[0][0], 0, 'nothing runs before approval');
     await screenshot(session, 'demo-plan.png');
     await session.click(approve);
 
@@ -58,7 +50,7 @@ describe('first launch without a model', () => {
     for (const run of runs) assert.match(await session.text(run), /read-only/);
     await screenshot(session, 'demo-done.png');
 
-    const executions = db(dataDir, 'select command, class, exit_code from executions order by id');
+    const executions = dbRows(dataDir, 'select command, class, exit_code from executions order by id');
     assert.deepEqual(
       executions.map(([command]) => command),
       ['uname -a', 'uptime', 'df -h', 'free -m'],
@@ -67,9 +59,9 @@ describe('first launch without a model', () => {
       assert.equal(klass, 'read_only', command);
       assert.equal(exit, 0, command);
     }
-    assert.deepEqual(db(dataDir, 'select title like "Demo:%", status, outcome from sessions'), [[1, 'done', 'success']]);
+    assert.deepEqual(dbRows(dataDir, 'select title like "Demo:%", status, outcome from sessions'), [[1, 'done', 'success']]);
     // What it learned is what this machine printed.
-    const [[attributes]] = db(dataDir, "select attributes from entities where slug = 'host:local'");
+    const [[attributes]] = dbRows(dataDir, "select attributes from entities where slug = 'host:local'");
     const facts = JSON.parse(attributes);
     assert.equal(facts.kernel, execFileSync('uname', ['-r']).toString().trim());
     assert.ok(facts.memory_total_mib && facts.root_fs_used, attributes);

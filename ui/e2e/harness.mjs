@@ -1,7 +1,7 @@
 // Shared set-up of the end-to-end tests: a private home and data directory, the scripted
 // model server over real HTTP, tauri-driver launching the real app in WebKitWebDriver, and
 // a clean stop of everything the test started. Each test file starts its own app.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -102,10 +102,12 @@ export async function startMockLlm(script) {
 /**
  * Launches the real app through tauri-driver with a private home. `mockScript`: a scripted
  * model the app is configured with through the environment (none: no model configured).
- * `name` prefixes the artifacts this run writes. Resolves with { session, dataDir, home,
- * stop() }.
+ * `name` prefixes the artifacts this run writes. `beforeStart({ home, dataDir, env })` runs
+ * once the private home exists and before the app starts (e.g. a CLI import into its store).
+ * Resolves with { session, dataDir, home, mock, stop() } (`mock`: the scripted model server,
+ * null without a script).
  */
-export async function launchApp({ name, mockScript = null, env: extraEnv = {} } = {}) {
+export async function launchApp({ name, mockScript = null, env: extraEnv = {}, beforeStart = null } = {}) {
   assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
   mkdirSync(artifacts, { recursive: true });
   const home = mkdtempSync(join(tmpdir(), `nomos-e2e-${name}-`));
@@ -129,6 +131,7 @@ export async function launchApp({ name, mockScript = null, env: extraEnv = {} } 
     env.NOMOS_LLM_MODEL = 'mock-e2e';
     env.NOMOS_LLM_PROVIDER = 'openai';
   }
+  await beforeStart?.({ home, dataDir, env });
   const port = await freePort();
   const nativePort = await freePort();
   let driverLog = '';
@@ -157,7 +160,7 @@ export async function launchApp({ name, mockScript = null, env: extraEnv = {} } 
     if (mock?.log()) writeFileSync(join(artifacts, `${name}-mock-llm.log`), mock.log());
     if (driverLog) writeFileSync(join(artifacts, `${name}-tauri-driver.log`), driverLog);
   }
-  return { session, dataDir, home, stop };
+  return { session, dataDir, home, mock, stop };
 }
 
 /// Writes a screenshot of the webview to the artifacts folder.
@@ -235,4 +238,88 @@ export function drawnPixels(png, rect) {
   let most = -1;
   for (const [c, n] of counts) if (n > most) [background, most] = [c, n];
   return colours.filter((c) => c !== background).length;
+}
+
+/** Polls `check` until it returns something truthy; fails naming `what` and the last value. */
+export async function until(what, check, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+/** Rows of a query on the app's real SQLite file (read by python3's sqlite3, as JSON). */
+export function dbRows(dataDir, sql) {
+  return JSON.parse(
+    execFileSync('python3', [
+      '-c',
+      'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))',
+      join(dataDir, 'nomos.db'),
+      sql,
+    ]).toString(),
+  );
+}
+
+/**
+ * What the scripted model server received so far (`GET /_mock/requests`): every request in
+ * order, `{ seq, path, headers, body, step }`. `mock.url` ends in `/v1`.
+ */
+export async function mockRequests(mock) {
+  const root = mock.url.replace(/\/v1\/?$/, '');
+  const res = await fetch(`${root}/_mock/requests`);
+  assert.equal(res.status, 200, `mock-llm request listing: HTTP ${res.status}`);
+  return res.json();
+}
+
+/** The text of every message of a recorded Chat Completions request, with its role. */
+export function requestMessages(request) {
+  return (request.body?.messages ?? []).map((m) => ({
+    role: m.role,
+    text:
+      typeof m.content === 'string'
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((p) => p.text ?? '').join('')
+          : '',
+  }));
+}
+
+/** The page's visible text, polled until it matches `pattern`. */
+export async function waitForText(session, pattern, timeoutMs = 10_000) {
+  return until(
+    `page text ${pattern}`,
+    async () => {
+      const body = await session.execute('return document.body.innerText');
+      return pattern.test(body) ? body : null;
+    },
+    timeoutMs,
+  );
+}
+
+/**
+ * Waits until no app instance owns the single-instance name on the session bus: a second app
+ * started before the first one's name is released hands its arguments over and exits.
+ */
+export async function waitForAppGone(timeoutMs = 10_000) {
+  const owned = () => {
+    try {
+      return /true/.test(
+        execFileSync(
+          'gdbus',
+          [
+            'call', '--session', '--dest', 'org.freedesktop.DBus', '--object-path', '/org/freedesktop/DBus',
+            '--method', 'org.freedesktop.DBus.NameHasOwner', 'dev.nomos.desktop.SingleInstance',
+          ],
+          { encoding: 'utf8' },
+        ),
+      );
+    } catch {
+      return false; // no session bus: nothing to wait for
+    }
+  };
+  await until('the previous app to release its single-instance name', () => !owned(), timeoutMs);
 }

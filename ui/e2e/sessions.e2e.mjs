@@ -3,72 +3,10 @@
 // command output, opens at the message that ran the command, exports and imports again.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Session } from './webdriver.mjs';
-
-const app = process.env.NOMOS_APP_BINARY;
-const cli = process.env.NOMOS_CLI_BINARY;
-const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
-const artifacts = resolve(process.env.NOMOS_E2E_ARTIFACTS ?? 'artifacts/e2e');
-
-async function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
-    });
-    srv.on('error', rej);
-  });
-}
-
-function processesWithEnv(entry) {
-  const pids = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry)) pids.push(Number(name));
-    } catch {
-      // Gone, or not ours to read.
-    }
-  }
-  return pids;
-}
-
-async function stopApp(dataDir) {
-  const entry = `NOMOS_DATA_DIR=${dataDir}`;
-  for (const signal of ['SIGTERM', 'SIGKILL']) {
-    const pids = processesWithEnv(entry);
-    if (pids.length === 0) return;
-    for (const pid of pids) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // Already gone.
-      }
-    }
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && processesWithEnv(entry).length > 0) await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function waitForDriver(base, child, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`tauri-driver exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/status`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('tauri-driver did not start listening');
-}
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cli, dbRows, launchApp, screenshot, until, waitForText } from './harness.mjs';
 
 /** A session export as another Nomos wrote it: one read-only run whose output holds a rare word. */
 function exportDoc() {
@@ -182,60 +120,31 @@ function exportDoc() {
 }
 
 describe('sessions for offline review', () => {
-  let driver;
   let session;
   let home;
   let dataDir;
-  let driverLog = '';
+  let stop;
 
   before(async () => {
-    assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
-    assert.ok(cli && existsSync(cli), `NOMOS_CLI_BINARY must point at the built nomos CLI (got ${cli})`);
-    mkdirSync(artifacts, { recursive: true });
-    home = mkdtempSync(join(tmpdir(), 'nomos-e2e-sessions-'));
-    dataDir = join(home, 'data');
-    const env = {
-      ...process.env,
-      NOMOS_DATA_DIR: dataDir,
-      XDG_DATA_HOME: join(home, 'xdg-data'),
-      XDG_CONFIG_HOME: join(home, 'xdg-config'),
-      XDG_CACHE_HOME: join(home, 'xdg-cache'),
+    ({ session, home, dataDir, stop } = await launchApp({
+      name: 'sessions',
       // A model nobody answers: reviewing needs none.
-      NOMOS_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
-      NOMOS_LLM_MODEL: 'unreachable',
-      NOMOS_LLM_PROVIDER: 'openai',
-    };
-    const file = join(home, 'export.json');
-    writeFileSync(file, JSON.stringify(exportDoc(), null, 2));
-    const out = execFileSync(cli, ['sessions', 'import', file, '--json'], { env }).toString();
-    assert.equal(JSON.parse(out).session.title, 'Review the garnet array');
-    const port = await freePort();
-    const nativePort = await freePort();
-    driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    driver.stdout.on('data', (d) => (driverLog += d));
-    driver.stderr.on('data', (d) => (driverLog += d));
-    const base = `http://127.0.0.1:${port}`;
-    await waitForDriver(base, driver);
-    session = await Session.create(base, app);
+      env: {
+        NOMOS_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+        NOMOS_LLM_MODEL: 'unreachable',
+        NOMOS_LLM_PROVIDER: 'openai',
+      },
+      beforeStart: ({ home, env }) => {
+        const file = join(home, 'export.json');
+        writeFileSync(file, JSON.stringify(exportDoc(), null, 2));
+        const out = execFileSync(cli, ['sessions', 'import', file, '--json'], { env }).toString();
+        assert.equal(JSON.parse(out).session.title, 'Review the garnet array');
+      },
+    }));
   });
 
   after(async () => {
-    if (session) {
-      try {
-        writeFileSync(join(artifacts, 'sessions-final.png'), await session.screenshotPng());
-      } catch (err) {
-        console.error(`final screenshot failed: ${err.message}`);
-      }
-      await session.delete().catch(() => {});
-    }
-    driver?.kill('SIGTERM');
-    if (dataDir) await stopApp(dataDir);
-    driver?.stdout?.destroy();
-    driver?.stderr?.destroy();
-    if (driverLog) writeFileSync(join(artifacts, 'sessions-tauri-driver.log'), driverLog);
+    await stop?.();
   });
 
   it('finds a session by a word of its command output and opens it at that message', async () => {
@@ -250,21 +159,14 @@ describe('sessions for offline review', () => {
       'return [...document.querySelectorAll("[data-testid=search-hit] mark")].map((m) => m.textContent)',
     );
     assert.deepEqual(marks, ['chrysoberyl']);
-    writeFileSync(join(artifacts, 'sessions-search.png'), await session.screenshotPng());
+    await screenshot(session, 'sessions-search.png');
     await session.click(hit);
     const hash = await session.execute('return location.hash');
     assert.match(hash, /^#\/sessions\/\d+\?message=\d+$/);
     // The past session opens with the model unreachable.
-    const deadline = Date.now() + 10_000;
-    let body = '';
-    while (Date.now() < deadline) {
-      body = await session.execute('return document.body.innerText');
-      if (body.includes('Checking the array now.')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.match(body, /Checking the array now\./);
+    const body = await waitForText(session, /Checking the array now\./);
     assert.match(body, /The array is clean\./);
-    writeFileSync(join(artifacts, 'sessions-opened-at-hit.png'), await session.screenshotPng());
+    await screenshot(session, 'sessions-opened-at-hit.png');
   });
 
   it('exports and imports through the window; Esc clears the search', async () => {
@@ -278,18 +180,23 @@ describe('sessions for offline review', () => {
     const [notice] = await session.waitFor('[data-testid="transfer-notice"]');
     assert.match(await session.text(notice), /Exported as JSON/);
     assert.equal(await session.execute('return location.hash'), before);
+    // The webview saves the download in the working directory: it is the export, and it goes.
+    const saved = await until('the downloaded export', () =>
+      readdirSync(process.cwd()).find((f) => /^nomos-session-\d+-review-the-garnet-array\.json$/.test(f)),
+    );
+    const downloaded = JSON.parse(readFileSync(join(process.cwd(), saved), 'utf8'));
+    rmSync(join(process.cwd(), saved));
+    assert.equal(downloaded.format, 'nomos.session');
+    assert.equal(downloaded.session.title, 'Review the garnet array');
+    assert.equal(downloaded.executions[0].stdout, exportDoc().executions[0].stdout);
     // Import the same file again through the file picker: a second session, nothing ran.
     const picker = await session.find('[data-testid="import-file"]');
     await session.type(picker, join(home, 'export.json'));
     await session.waitFor('[data-testid="session-item"]', { count: 2, timeoutMs: 10_000 });
     const [imported] = await session.waitFor('[data-testid="transfer-notice"]');
     assert.match(await session.text(imported), /Nothing ran/);
-    const rows = execFileSync('python3', [
-      '-c',
-      'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select count(*), count(imported_at_ms) from sessions").fetchall(), c.execute("select count(*), count(canonical_sha256) from executions").fetchall())',
-      join(dataDir, 'nomos.db'),
-    ]).toString();
-    assert.match(rows, /\[\(2, 2\)\] \[\(2, 0\)\]/, rows);
-    writeFileSync(join(artifacts, 'sessions-imported.png'), await session.screenshotPng());
+    assert.deepEqual(dbRows(dataDir, 'select count(*), count(imported_at_ms) from sessions'), [[2, 2]]);
+    assert.deepEqual(dbRows(dataDir, 'select count(*), count(canonical_sha256) from executions'), [[2, 0]]);
+    await screenshot(session, 'sessions-imported.png');
   });
 });

@@ -36,6 +36,7 @@ pub fn session(s: &store::Session) -> wire::SessionSummary {
         summary: s.summary.clone(),
         created_at_ms: s.created_at_ms,
         last_active_at_ms: s.last_active_at_ms,
+        demo: s.demo,
     }
 }
 
@@ -49,6 +50,7 @@ pub fn session_summary(s: store::SessionSummary) -> wire::SessionSummary {
         summary: s.summary,
         created_at_ms: s.created_at_ms,
         last_active_at_ms: s.last_active_at_ms,
+        demo: s.demo,
     }
 }
 

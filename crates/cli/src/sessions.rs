@@ -324,6 +324,11 @@ fn source_text(s: wire::HitSource) -> &'static str {
     }
 }
 
+/// The label of a demo session, from its field (never its title), before the title.
+fn demo_mark(demo: bool) -> &'static str {
+    if demo { "[demo] " } else { "" }
+}
+
 fn print_list(rows: &[wire::SessionSummary]) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     if rows.is_empty() {
@@ -332,10 +337,11 @@ fn print_list(rows: &[wire::SessionSummary]) -> Result<(), CliError> {
     for s in rows {
         writeln!(
             out,
-            "#{:<5} {:<10} {}  {}",
+            "#{:<5} {:<10} {}  {}{}",
             s.id,
             status_text(s.status),
             utc(s.last_active_at_ms),
+            demo_mark(s.demo),
             term::line(&s.title)
         )?;
     }
@@ -372,9 +378,10 @@ fn print_hits(page: &wire::SessionSearchPage) -> Result<(), CliError> {
         }
         writeln!(
             out,
-            "#{:<5} {:<10} {}\n       {place}: {}",
+            "#{:<5} {:<10} {}{}\n       {place}: {}",
             h.session.id,
             status_text(h.session.status),
+            demo_mark(h.session.demo),
             term::line(&h.session.title),
             snippet_line(&h.snippet, colour)
         )?;
@@ -406,7 +413,13 @@ fn render_show(doc: &SessionExport) -> String {
     use std::fmt::Write as _;
     let s = &doc.session;
     let mut o = String::new();
-    let _ = writeln!(o, "Session {} · {}", s.id, term::line(&s.title));
+    let _ = writeln!(
+        o,
+        "Session {} · {}{}",
+        s.id,
+        demo_mark(s.demo),
+        term::line(&s.title)
+    );
     let _ = writeln!(
         o,
         "Status: {}{} · started {} · last active {}",

@@ -347,3 +347,52 @@ fn knowledge_search_from_the_terminal() {
     let none = ok(&nomos(home.path(), &["knowledge", "search", "\"NEAR("]));
     assert!(none.contains("No match."), "{none}");
 }
+
+/// A demo is labelled from the session's field in every terminal view, never from its title.
+#[test]
+fn a_demo_session_is_labelled_from_its_field() {
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(&home.path().join("data")).unwrap();
+    let new = |title: &str| {
+        store
+            .create_session(NewSession {
+                title: title.into(),
+                goal: None,
+            })
+            .unwrap()
+            .id
+    };
+    let titled = new("Demo: an operator's own basalt task");
+    let demo = new("What is this basalt workstation running?");
+    store.mark_session_demo(demo).unwrap();
+    drop(store);
+
+    let list = ok(&nomos(home.path(), &["sessions", "list"]));
+    let line = |id: i64| {
+        list.lines()
+            .find(|l| l.starts_with(&format!("#{id} ")))
+            .unwrap_or_else(|| panic!("no row {id}: {list}"))
+            .to_owned()
+    };
+    assert!(line(demo).contains("[demo] What is this basalt"), "{list}");
+    assert!(!line(titled).contains("[demo]"), "{list}");
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&nomos(home.path(), &["sessions", "list", "--json"]))).unwrap();
+    let marks: Vec<(i64, bool)> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["id"].as_i64().unwrap(), s["demo"] == true))
+        .collect();
+    assert_eq!(marks, [(demo, true), (titled, false)]);
+    let hits = ok(&nomos(
+        home.path(),
+        &["sessions", "list", "--search", "basalt"],
+    ));
+    assert_eq!(hits.matches("[demo]").count(), 1, "{hits}");
+    for (id, labelled) in [(demo, true), (titled, false)] {
+        let show = ok(&nomos(home.path(), &["sessions", "show", &id.to_string()]));
+        let header = show.lines().next().unwrap();
+        assert_eq!(header.contains("[demo]"), labelled, "{header}");
+    }
+}

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 pub use request::{Format, RecordedRequest, ViewMessage};
 pub use script::{Expect, Reply, Script, ScriptedCall, Step};
-pub use server::{Failure, MockServer};
+pub use server::{Failure, MockServer, REQUESTS_PATH};
 
 /// Errors of the CLI entry point.
 #[derive(Debug, thiserror::Error)]

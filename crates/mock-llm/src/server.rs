@@ -222,6 +222,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         return models(&shared);
     } else if method == "GET" && (path == "/" || path == "/health") {
         return plain(StatusCode::OK, "mock-llm ok\n");
+    } else if method == "GET" && path == REQUESTS_PATH {
+        return recorded_requests(&shared);
     } else {
         return plain(StatusCode::NOT_FOUND, "mock-llm: unknown path\n");
     };
@@ -360,6 +362,40 @@ fn models(shared: &Shared) -> Response {
         .unwrap_or_else(|| "mock-model".to_owned());
     let body = serde_json::json!({"object": "list", "data": [{"id": id, "object": "model", "owned_by": "mock-llm"}]});
     let mut r = Response::new(Body::from(body.to_string()));
+    r.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// Where a test in another process (the end-to-end tests drive `nomos mock-llm`) reads what the
+/// server received: every recorded request, in order, as JSON. Not under `/v1`, so no client
+/// under test reaches it by accident, and not recorded itself.
+pub const REQUESTS_PATH: &str = "/_mock/requests";
+
+/// Headers a client may put a key in; the recording keeps them, this listing does not.
+fn is_credential_header(name: &str) -> bool {
+    [
+        "authorization",
+        "x-api-key",
+        "api-key",
+        "proxy-authorization",
+    ]
+    .contains(&name)
+}
+
+fn recorded_requests(shared: &Shared) -> Response {
+    let mut requests = shared.lock().requests.clone();
+    for request in &mut requests {
+        for (name, value) in &mut request.headers {
+            if is_credential_header(name) {
+                *value = "***".to_owned();
+            }
+        }
+    }
+    let body = serde_json::to_string(&requests).unwrap_or_else(|_| "[]".to_owned());
+    let mut r = Response::new(Body::from(body));
     r.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

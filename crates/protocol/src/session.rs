@@ -51,6 +51,11 @@ pub struct SessionSummary {
     /// Milliseconds since the Unix epoch; the list is ordered by this, newest first.
     #[ts(type = "number")]
     pub last_active_at_ms: i64,
+    /// Started by "Try the demo" (the scripted model): the faces label it from this field,
+    /// never from the title. Absent on the wire when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(optional, as = "Option<bool>")]
+    pub demo: bool,
 }
 
 /// Filter for the sessions sidebar.

@@ -468,6 +468,7 @@ impl Reader<'_> {
             summary: s.summary,
             created_at_ms: s.created_at_ms,
             last_active_at_ms: s.last_active_at_ms,
+            demo: s.demo,
         })
     }
 

@@ -107,6 +107,8 @@ pub struct Session {
     pub last_nudge_at_ms: Option<i64>,
     /// The current plan generation (0: no plan was ever proposed).
     pub plan_generation: i64,
+    /// Started by "Try the demo" (the scripted model), not by an operator's task.
+    pub demo: bool,
 }
 
 /// A line of the session list.
@@ -128,6 +130,8 @@ pub struct SessionSummary {
     pub created_at_ms: i64,
     /// Last activity.
     pub last_active_at_ms: i64,
+    /// A demo session (see [`Session::demo`]).
+    pub demo: bool,
 }
 
 /// Filter of [`Store::list_sessions`].
@@ -184,7 +188,8 @@ pub enum ReopenOutcome {
 
 pub(crate) const SESSION_COLS: &str = "id, title, goal, status, outcome, summary, created_at_ms, \
      updated_at_ms, last_active_at_ms, completed_at_ms, completion_nudges, last_nudge_at_ms, \
-     (SELECT coalesce(max(generation), 0) FROM plan_generations g WHERE g.session_id = sessions.id)";
+     (SELECT coalesce(max(generation), 0) FROM plan_generations g WHERE g.session_id = sessions.id), \
+     demo";
 
 pub(crate) fn session_from_row(r: &Row<'_>) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -201,6 +206,7 @@ pub(crate) fn session_from_row(r: &Row<'_>) -> rusqlite::Result<Session> {
         completion_nudges: r.get(10)?,
         last_nudge_at_ms: r.get(11)?,
         plan_generation: r.get(12)?,
+        demo: r.get(13)?,
     })
 }
 
@@ -214,6 +220,7 @@ fn summary_from_row(r: &Row<'_>) -> rusqlite::Result<SessionSummary> {
         summary: r.get(5)?,
         created_at_ms: r.get(6)?,
         last_active_at_ms: r.get(7)?,
+        demo: r.get(8)?,
     })
 }
 
@@ -236,7 +243,8 @@ impl Reader<'_> {
             None => self
                 .c
                 .prepare_cached(
-                    "SELECT id, title, goal, status, outcome, summary, created_at_ms, last_active_at_ms
+                    "SELECT id, title, goal, status, outcome, summary, created_at_ms, last_active_at_ms,
+                            demo
                      FROM sessions ORDER BY last_active_at_ms DESC, id DESC LIMIT ?1",
                 )?
                 .query_map([limit], summary_from_row)?
@@ -245,7 +253,7 @@ impl Reader<'_> {
                 .c
                 .prepare_cached(
                     "SELECT s.id, s.title, s.goal, s.status, s.outcome, s.summary, s.created_at_ms,
-                            s.last_active_at_ms
+                            s.last_active_at_ms, s.demo
                      FROM sessions_fts JOIN sessions s ON s.id = sessions_fts.rowid
                      WHERE sessions_fts MATCH ?1
                      ORDER BY s.last_active_at_ms DESC, s.id DESC LIMIT ?2",
@@ -325,6 +333,18 @@ impl WriteTx<'_> {
             )?
             .execute(params![title, goal, self.now])?;
         self.reader().session(self.c.last_insert_rowid())
+    }
+
+    /// Marks a session as a demo (the faces label it from this, never from its title).
+    pub fn mark_session_demo(&self, id: SessionId) -> Result<Session, StoreError> {
+        let n = self.c.execute(
+            "UPDATE sessions SET demo = 1, updated_at_ms = ?2 WHERE id = ?1",
+            params![id, self.now],
+        )?;
+        if n == 0 {
+            return Err(StoreError::not_found("session", id));
+        }
+        self.reader().session(id)
     }
 
     /// Rename a session.
@@ -575,6 +595,10 @@ impl Store {
     /// Create a session in status `idle`.
     pub fn create_session(&self, new: NewSession) -> Result<Session, StoreError> {
         self.write(|w| w.create_session(&new))
+    }
+    /// See [`WriteTx::mark_session_demo`].
+    pub fn mark_session_demo(&self, id: SessionId) -> Result<Session, StoreError> {
+        self.write(|w| w.mark_session_demo(id))
     }
     /// One session.
     pub fn get_session(&self, id: SessionId) -> Result<Session, StoreError> {

@@ -94,6 +94,9 @@ pub struct ExportSession {
     pub completed_at_ms: Option<i64>,
     /// Set when the exporting store had imported this session itself.
     pub imported: Option<ImportMark>,
+    /// A demo session (the scripted model); absent in files from before the field.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub demo: bool,
 }
 
 /// Where an imported session came from.
@@ -359,6 +362,7 @@ impl Reader<'_> {
                 at_ms,
                 from: imported_from.unwrap_or_default(),
             }),
+            demo: s.demo,
         };
         let messages = self
             .messages_page(id, None, 0)?
@@ -831,8 +835,8 @@ impl WriteTx<'_> {
         let paused = (!s.status.is_terminal()).then_some(self.now);
         self.c.execute(
             "INSERT INTO sessions (title, goal, status, outcome, summary, created_at_ms, updated_at_ms,
-                 last_active_at_ms, completed_at_ms, paused_at_ms, imported_at_ms, imported_from)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 last_active_at_ms, completed_at_ms, paused_at_ms, imported_at_ms, imported_from, demo)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 m(s.title.trim()),
                 s.goal.as_deref().map(m),
@@ -845,7 +849,8 @@ impl WriteTx<'_> {
                 s.completed_at_ms,
                 paused,
                 self.now,
-                from
+                from,
+                s.demo
             ],
         )?;
         let sid = self.c.last_insert_rowid();

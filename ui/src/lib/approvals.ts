@@ -1,18 +1,56 @@
 import type { Execution, PlanStep, SessionStatus } from './ipc';
-import { STATUS_LABEL } from './runcard';
+import { STATUS_LABEL, formatDuration } from './runcard';
 
 const FINISHED: SessionStatus[] = ['done', 'partial', 'failed', 'abandoned'];
+
+const APPROVED_BY: Record<NonNullable<Execution['approval']>, string> = {
+  operator_button: 'you approved it',
+  chat_approval: 'you approved it in the chat',
+  window: "approved by the plan's approval window",
+  not_needed: 'it needed no approval',
+};
+
+/** The reason a denial stores when the operator gave none, and the one a cancel stores. */
+const NO_REASON = ['denied by the operator', 'cancelled'];
+
+/**
+ * What became of a command once it stopped waiting, as its card says it: who decided and the
+ * result (exit code and duration), or the denial with the operator's reason. A command that
+ * never ran has no approval recorded.
+ */
+function decision(execution: Execution): string {
+  const { status, error } = execution;
+  if (execution.approval === null && status === 'cancelled') {
+    if (error === 'cancelled') return 'cancelled before it ran.';
+    return error && !NO_REASON.includes(error) ? `denied — “${error}”. It did not run.` : 'denied. It did not run.';
+  }
+  // A command past its card ran because it was approved, even before the record says by whom.
+  const who = execution.approval === null ? 'approved' : APPROVED_BY[execution.approval];
+  const took = execution.duration_ms !== null ? ` in ${formatDuration(execution.duration_ms)}` : '';
+  const exit = execution.exit_code !== null ? `exit ${execution.exit_code}` : null;
+  switch (status) {
+    case 'queued':
+    case 'running':
+      return `${who}; ${STATUS_LABEL[status].toLowerCase()}.`;
+    case 'finished':
+      return `${who}; finished, ${exit ?? 'no exit code'}${took}.`;
+    case 'failed':
+      return `${who}; failed${exit ? `, ${exit}` : ''}${error ? ` — ${error}` : ''}.`;
+    case 'timed_out':
+      return `${who}; timed out${took}.`;
+    case 'cancelled':
+      return `${who}; then cancelled${error && !NO_REASON.includes(error) ? ` — ${error}` : ''}.`;
+    default:
+      return `${who}; ${STATUS_LABEL[status].toLowerCase()}.`;
+  }
+}
 
 /**
  * Why a command's approval card can no longer be used, or null while it can. A card is bound
  * to its execution, its plan generation and the session's state.
  */
 export function approvalStaleReason(execution: Execution, sessionStatus: SessionStatus, currentGeneration: number): string | null {
-  if (execution.status !== 'awaiting_approval') {
-    if (execution.status === 'cancelled') return 'No longer waiting: this command was denied or cancelled.';
-    if (execution.status === 'queued' || execution.status === 'running') return `No longer waiting: approved, ${STATUS_LABEL[execution.status].toLowerCase()}.`;
-    return `No longer waiting: ${STATUS_LABEL[execution.status].toLowerCase()}.`;
-  }
+  if (execution.status !== 'awaiting_approval') return `No longer waiting: ${decision(execution)}`;
   if (FINISHED.includes(sessionStatus)) return 'The session has ended: this command can no longer be approved.';
   if (execution.generation !== null && currentGeneration > execution.generation) {
     return `The plan changed to v${currentGeneration}: this command belonged to v${execution.generation} and can no longer be approved.`;

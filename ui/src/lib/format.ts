@@ -10,6 +10,9 @@ const STATUS_LABEL: Record<SessionStatus, string> = {
   abandoned: 'Abandoned',
 };
 
+/** The tooltip of the "Demo" label, shown from a session's `demo` field (never its title). */
+export const DEMO_HINT = 'Started by "Try the demo": a scripted model ran real read-only commands on this workstation';
+
 export function statusLabel(status: SessionStatus): string {
   return STATUS_LABEL[status];
 }

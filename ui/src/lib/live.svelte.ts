@@ -37,6 +37,12 @@ class LiveSession {
   /** Plan generations whose approval card was shown; an older one turns stale, not absent. */
   planCards = $state<number[]>([]);
   #subscribed = false;
+  /**
+   * Whether a turn of a session runs, from every session's events (true at `turn_started`,
+   * false at `done`): a new task's first turn starts before the chat opens its session, and
+   * switching sessions must not forget a running turn.
+   */
+  #turnRunning = new Map<number, boolean>();
 
   async start() {
     if (this.#subscribed) return;
@@ -62,6 +68,12 @@ class LiveSession {
     this.paused = false;
     this.#stopRequested = false;
     const view = await this.reload();
+    if (view && this.id === id) {
+      // Busy when this window saw its turn start and not end; when it saw neither (the turn
+      // began before a reload), when the store holds a reply still being written.
+      const pending = view.messages.some((m) => m.role === 'assistant' && m.pending);
+      this.busy ||= this.#turnRunning.get(view.session.id) ?? pending;
+    }
     if (view) this.#reconnect(view);
   }
 
@@ -159,6 +171,8 @@ class LiveSession {
     if (event.type === 'task_status') {
       sessions.update(event.session_id, { status: event.status, outcome: event.outcome, summary: event.summary });
     }
+    if (event.type === 'turn_started') this.#turnRunning.set(event.session_id, true);
+    if (event.type === 'done') this.#turnRunning.set(event.session_id, false);
     if (event.session_id !== this.id) return;
     if (this.#loading === this.id && STATE_EVENTS.has(event.type)) this.#changedWhileLoading = true;
     const view = this.view;
@@ -265,9 +279,17 @@ class LiveSession {
         this.busy = false;
         this.notice = null;
         this.streaming = {};
+        // A turn that ends (failed, stopped) with its reply still empty deletes that row in
+        // the store (I11) and sends no message for it: its progress bubble goes too. A reply
+        // that was kept arrived finished, as a `message`, before `done`.
+        if (view?.messages.some(isEmptyPending)) this.view = { ...view, messages: view.messages.filter((m) => !isEmptyPending(m)) };
         break;
     }
   }
+}
+
+function isEmptyPending(m: Message): boolean {
+  return m.role === 'assistant' && m.pending && m.text === '' && m.tool_calls.length === 0;
 }
 
 /** Events whose change is part of the stored view (not the live-only stream of a turn). */

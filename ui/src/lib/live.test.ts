@@ -226,4 +226,76 @@ describe('live session', () => {
     expect(fetches).toBe(1);
     expect(live.streaming[3]).toBe('Hel');
   });
+  it('a turn that started before its session was opened shows busy (a new task, another session)', async () => {
+    const other = (id: number, messages: SessionView['messages'] = []) => ({
+      ...structuredClone(view),
+      session: { ...view.session, id },
+      messages,
+    });
+    sessionView = async (id) => other(id);
+    // A new task: its first turn starts before the chat navigates to it.
+    live.apply({ type: 'turn_started', session_id: 31, auto: false });
+    await live.open(31);
+    expect(live.busy).toBe(true);
+    // Away and back while it runs: still busy; once done while away, not.
+    await live.open(7);
+    await live.open(31);
+    expect(live.busy).toBe(true);
+    await live.open(7);
+    live.apply({ type: 'done', session_id: 31, error: false });
+    await live.open(31);
+    expect(live.busy).toBe(false);
+  });
+
+  it('a session whose turn this window never saw is busy while the store holds a pending reply', async () => {
+    const pending = (id: number, isPending: boolean) => ({
+      ...structuredClone(view),
+      session: { ...view.session, id },
+      messages: [
+        { id: 1, role: 'user' as const, text: 'hi', pending: false, auto: false, error: null, tool_calls: [], created_at_ms: 1 },
+        { id: 2, role: 'assistant' as const, text: '', pending: isPending, auto: false, error: null, tool_calls: [], created_at_ms: 2 },
+      ],
+    });
+    for (const [id, isPending] of [
+      [41, true],
+      [42, false],
+    ] as const) {
+      sessionView = async () => pending(id, isPending);
+      await live.open(id);
+      expect(live.busy).toBe(isPending);
+    }
+    // Seen to end in this window: a pending row left behind does not make it busy.
+    live.apply({ type: 'turn_started', session_id: 43, auto: false });
+    live.apply({ type: 'done', session_id: 43, error: true });
+    sessionView = async () => pending(43, true);
+    await live.open(43);
+    expect(live.busy).toBe(false);
+  });
+  it('a turn that ends with its reply still empty leaves no progress bubble; a kept reply stays', async () => {
+    const placeholder = (id: number) => ({
+      id,
+      role: 'assistant' as const,
+      text: '',
+      pending: true,
+      auto: false,
+      error: null,
+      tool_calls: [],
+      created_at_ms: id,
+    });
+    for (const error of [true, false]) {
+      sessionView = async () => ({ ...structuredClone(view), messages: [placeholder(5)] });
+      await live.open(7);
+      live.apply({ type: 'turn_started', session_id: 7, auto: false });
+      // Streamed text the store never kept (a stop, a cut stream): its bubble goes as well.
+      live.apply({ type: 'text_delta', session_id: 7, message_id: 6, delta: 'Let me look' });
+      expect(live.view?.messages.map((m) => m.id)).toEqual([5, 6]);
+      live.apply({
+        type: 'message',
+        session_id: 7,
+        message: { ...placeholder(4), text: 'kept', pending: false },
+      });
+      live.apply({ type: 'done', session_id: 7, error });
+      expect(live.view?.messages.map((m) => [m.id, m.pending])).toEqual([[4, false]]);
+    }
+  });
 });

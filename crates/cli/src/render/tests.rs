@@ -1068,6 +1068,7 @@ fn the_summary_says_outcome_steps_commands_learned_and_session() {
             summary: Some("Disk **fine**; kernel path failed.".into()),
             created_at_ms: 0,
             last_active_at_ms: 0,
+            demo: false,
         },
         messages: Vec::new(),
         plan: steps.clone(),

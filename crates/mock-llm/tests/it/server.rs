@@ -359,6 +359,76 @@ async fn models_and_health_endpoints() {
     assert_eq!(server.request_count(), 0, "only chat requests are recorded");
 }
 
+/// Another process (the end-to-end tests drive `nomos mock-llm`) reads every request the
+/// server received, bodies whole, in order, with keys hidden; reading is not itself recorded.
+#[tokio::test]
+async fn recorded_requests_are_listed_over_http_without_keys() {
+    let server = MockServer::start(Script::new([
+        Step::text("one"),
+        Step::new(Reply::HttpError {
+            status: 500,
+            message: Some("boom".into()),
+            error_type: None,
+            code: None,
+            retry_after: None,
+        }),
+    ]))
+    .await
+    .unwrap();
+    let list = || async {
+        let resp = reqwest::get(format!(
+            "{}{}",
+            server.root_url(),
+            nomos_mock_llm::REQUESTS_PATH
+        ))
+        .await
+        .unwrap();
+        assert_eq!(resp.status(), 200);
+        resp.json::<Value>().await.unwrap()
+    };
+    assert_eq!(list().await, json!([]));
+    let url = format!("{}/chat/completions", server.base_url());
+    post(url.clone(), chat(true)).await;
+    let mut second = chat(false);
+    second["messages"][1]["content"] = json!("the reason: the disk is shared");
+    let (status, _, _) = post(url, second).await;
+    assert_eq!(status, 500);
+    let seen = list().await;
+    let seen = seen.as_array().unwrap();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(
+        server.request_count(),
+        2,
+        "listing is not a request to the model"
+    );
+    for (i, request) in seen.iter().enumerate() {
+        assert_eq!(request["seq"], i);
+        assert_eq!(request["path"], "/v1/chat/completions");
+        let auth: Vec<&Value> = request["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h[0] == "authorization")
+            .map(|h| &h[1])
+            .collect();
+        assert_eq!(auth, [&json!("***")], "the key is not listed");
+    }
+    assert_eq!(seen[0]["body"]["messages"][1]["content"], "hello");
+    assert_eq!(
+        seen[1]["body"]["messages"][1]["content"],
+        "the reason: the disk is shared"
+    );
+    assert!(
+        !seen.iter().any(|r| r.to_string().contains("k1")),
+        "no key anywhere: {seen:?}"
+    );
+    // The recording itself keeps what arrived.
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some("Bearer k1")
+    );
+}
+
 #[tokio::test]
 async fn a_given_port_is_used() {
     let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -299,6 +299,17 @@ fn check_fixture(version: i64, store: &Store) {
                 assert!(search(store, word).is_empty(), "{word}");
             }
         }
+        20261201223000 => {
+            // The demo mark is the field, whatever the title says.
+            let demo = |id| store.get_session(id).unwrap().demo;
+            assert!(!demo(1), "titled \"Demo: …\" by an operator: not a demo");
+            assert!(demo(2));
+            let list = store.list_sessions(&SessionQuery::default()).unwrap();
+            let marks: Vec<(i64, bool)> = list.iter().map(|s| (s.id, s.demo)).collect();
+            assert_eq!(marks, [(2, true), (1, false)]);
+            let export = store.export_session(2).unwrap();
+            assert!(export.session.demo);
+        }
         other => panic!("no checks for fixture {other}: add them to check_fixture"),
     }
 }
@@ -314,6 +325,11 @@ fn every_fixture_migrates_to_the_current_schema_and_keeps_its_data() {
             m.version
         );
         check_fixture(m.version, &store);
+        if m.version < 20261201223000 {
+            // Rows from before the demo column are not demos.
+            let list = store.list_sessions(&SessionQuery::default()).unwrap();
+            assert!(list.iter().all(|s| !s.demo), "fixture {}", m.version);
+        }
         // And the migrated database is fully usable.
         let sid = store
             .create_session(nomos_store::NewSession {

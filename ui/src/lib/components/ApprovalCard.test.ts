@@ -171,6 +171,41 @@ describe('command approval card', () => {
     expect(screen.getByTestId('approval-stale').textContent).toContain('not waiting');
   });
 
+  it('a decided card says who decided and what came of it: the result, or the denial and its reason', () => {
+    const said = (extra: Partial<Execution>) => approvalStaleReason(exec(extra), 'executing', 1);
+    const approved = { approval: 'operator_button' as const };
+    expect(said({ ...approved, status: 'finished', exit_code: 0, duration_ms: 41 })).toBe('No longer waiting: you approved it; finished, exit 0 in 41 ms.');
+    expect(said({ ...approved, status: 'finished', exit_code: 3, duration_ms: 4200 })).toBe('No longer waiting: you approved it; finished, exit 3 in 4.2 s.');
+    expect(said({ ...approved, status: 'queued' })).toBe('No longer waiting: you approved it; queued.');
+    expect(said({ ...approved, status: 'running' })).toBe('No longer waiting: you approved it; running.');
+    expect(said({ ...approved, status: 'failed', error: 'ssh: connection refused' })).toBe(
+      'No longer waiting: you approved it; failed — ssh: connection refused.',
+    );
+    expect(said({ ...approved, status: 'timed_out', duration_ms: 600_000 })).toBe('No longer waiting: you approved it; timed out in 10 min 00 s.');
+    expect(said({ ...approved, status: 'cancelled', error: 'cancelled' })).toBe('No longer waiting: you approved it; then cancelled.');
+    expect(said({ approval: 'window', status: 'finished', exit_code: 0, duration_ms: null })).toBe(
+      "No longer waiting: approved by the plan's approval window; finished, exit 0.",
+    );
+    expect(said({ approval: 'chat_approval', status: 'running' })).toBe('No longer waiting: you approved it in the chat; running.');
+    // Never approved: denied with the operator's reason, denied without one, or cancelled.
+    expect(said({ status: 'cancelled', error: 'use the staging host' })).toBe('No longer waiting: denied — “use the staging host”. It did not run.');
+    expect(said({ status: 'cancelled', error: 'denied by the operator' })).toBe('No longer waiting: denied. It did not run.');
+    expect(said({ status: 'cancelled', error: null })).toBe('No longer waiting: denied. It did not run.');
+    expect(said({ status: 'cancelled', error: 'cancelled' })).toBe('No longer waiting: cancelled before it ran.');
+  });
+
+  it('the result shows on the card itself once the approved command ends', async () => {
+    const { rerender } = render(ApprovalCard, { execution: exec(), sessionStatus: 'executing', currentGeneration: 1 });
+    await rerender({
+      execution: exec({ status: 'finished', approval: 'operator_button', exit_code: 0, duration_ms: 12 }),
+      sessionStatus: 'executing',
+      currentGeneration: 1,
+    });
+    expect(screen.getByTestId('approval-stale').textContent).toBe('No longer waiting: you approved it; finished, exit 0 in 12 ms.');
+    await rerender({ execution: exec({ status: 'cancelled', error: 'not on a Friday' }), sessionStatus: 'executing', currentGeneration: 1 });
+    expect(screen.getByTestId('approval-stale').textContent).toContain('denied — “not on a Friday”');
+  });
+
   it('approvalStaleReason: live only while awaiting in a live session of its generation', () => {
     expect(approvalStaleReason(exec(), 'executing', 1)).toBeNull();
     expect(approvalStaleReason(exec(), 'planning', 1)).toBeNull();

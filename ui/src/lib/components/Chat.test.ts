@@ -198,3 +198,21 @@ describe('chat turn states', () => {
     }
   });
 });
+
+describe('demo label', () => {
+  it('the header labels a demo session from its field, never from its title', async () => {
+    for (const [session, labelled] of [
+      [{ title: 'What is this workstation running?', demo: true }, true],
+      [{ title: 'Demo: what is this workstation running?' }, false],
+      [{ title: 'Demo', demo: false }, false],
+    ] as const) {
+      current = viewWith([msg(1, 'user', 'hi')]);
+      current.session = { ...current.session, ...session };
+      render(Chat, { sessionId: 5 });
+      await settle();
+      expect(screen.getByTestId('chat-title').textContent).toBe(session.title);
+      expect(screen.queryByTestId('demo-label') !== null).toBe(labelled);
+      cleanup();
+    }
+  });
+});

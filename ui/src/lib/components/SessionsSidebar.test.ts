@@ -88,6 +88,34 @@ describe('SessionsSidebar', () => {
     expect(screen.getAllByText('Done').length).toBeGreaterThanOrEqual(2);
   });
 
+  it('labels a demo session from its field, never from its title', async () => {
+    listSessions = async () => [
+      { ...row(3, 'Check the disks'), demo: true },
+      row(2, 'Demo: my own task about the demo host'),
+      { ...row(1, 'demo'), demo: false },
+    ];
+    render(SessionsSidebar);
+    await waitFor(() => expect(screen.getAllByTestId('session-item')).toHaveLength(3));
+    const labelled = screen.getAllByTestId('session-item').map((item) => item.querySelector('[data-testid="demo-label"]') !== null);
+    expect(labelled).toEqual([true, false, false]);
+    expect(screen.getByTestId('demo-label').textContent).toBe('Demo');
+  });
+
+  it('labels a demo session among search hits too', async () => {
+    listSessions = async () => [];
+    searchSessions = async () => ({
+      hits: [
+        { ...hit(4, null, '', 'kernel'), session: { ...row(4, 'Check the kernel'), demo: true } },
+        { ...hit(5, null, '', 'kernel'), session: row(5, 'Demo: kernel') },
+      ],
+      has_more: false,
+    });
+    render(SessionsSidebar);
+    await fireEvent.input(input(), { target: { value: 'kernel' } });
+    const hits = await screen.findAllByTestId('search-hit', {}, { timeout: 2000 });
+    expect(hits.map((h) => h.querySelector('[data-testid="demo-label"]') !== null)).toEqual([true, false]);
+  });
+
   it('shows the error message with a retry, not an empty list', async () => {
     listSessions = () => Promise.reject({ code: 'store.corrupt', message: 'The database file is damaged.' });
     render(SessionsSidebar);

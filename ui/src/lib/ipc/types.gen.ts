@@ -190,7 +190,12 @@ created_at_ms: number,
 /**
  * Milliseconds since the Unix epoch; the list is ordered by this, newest first.
  */
-last_active_at_ms: number, };
+last_active_at_ms: number, 
+/**
+ * Started by "Try the demo" (the scripted model): the faces label it from this field,
+ * never from the title. Absent on the wire when false.
+ */
+demo?: boolean, };
 
 export type SessionView = { session: SessionSummary, messages: Array<Message>, 
 /**
