@@ -850,3 +850,138 @@ async fn corrupt_and_future_databases_are_refused_byte_identical() {
     assert_eq!(server.request_count(), 0);
     server.shutdown().await;
 }
+
+// ---- Secrets ----------------------------------------------------------------------------------
+
+/// The canary secrets (ui/e2e/fixtures/canary-secrets.tsv), by label.
+fn canaries() -> BTreeMap<String, String> {
+    include_str!("../../../ui/e2e/fixtures/canary-secrets.tsv")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (k, v) = l.split_once('\t').unwrap();
+            (k.to_owned(), v.to_owned())
+        })
+        .collect()
+}
+
+/// The CLI given canary secrets every way it can meet one — its API key, key-shaped text in
+/// the operator's message, in a command's output and in the model's reply — keeps none of
+/// them in its database (with its -wal), logs or exports, and prints none: the shared scanner
+/// (scripts/scan_secrets.py, every encoding it knows) finds zero.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_given_to_the_cli_reach_none_of_its_files() {
+    let c = canaries();
+    let key = c["openai api key"].clone();
+    let home = tempfile::tempdir().unwrap();
+    let leaky = home.path().join("env.txt");
+    std::fs::write(
+        &leaky,
+        format!(
+            "ANTHROPIC_API_KEY={}\nAuthorization: Bearer {}\n",
+            c["anthropic api key"], c["gateway access token"]
+        ),
+    )
+    .unwrap();
+    let server = MockServer::start(Script::new(vec![
+        calls(vec![plan_call()]),
+        calls(vec![run_call(&format!("cat {}", leaky.display()))]),
+        Step::text(format!(
+            "Found OPENAI_API_KEY={key} and ANTHROPIC_API_KEY={}.",
+            c["anthropic api key"]
+        )),
+    ]))
+    .await
+    .unwrap();
+    let (b, dir) = (server.base_url(), home.path().to_owned());
+    let k = key.clone();
+    let task = format!(
+        "the old key was OPENAI_API_KEY={} and the gateway sent Authorization: Bearer {}",
+        c["openai api key"], c["gateway access token"]
+    );
+    let mut printed = Vec::new();
+    let first = run_blocking(move || {
+        let args: Vec<&std::ffi::OsStr> = vec!["ask".as_ref(), task.as_ref()];
+        nomos_with(&dir, &b, &args, None, &[("NOMOS_LLM_API_KEY", k.as_ref())])
+    })
+    .await;
+    assert_eq!(first.status.code(), Some(3), "{}", all_text(&first));
+    printed.push(first);
+    let (b, dir, k) = (server.base_url(), home.path().to_owned(), key.clone());
+    let second = run_blocking(move || {
+        let args: Vec<&std::ffi::OsStr> = ["ask", "--session", "1", "what is in env.txt?"]
+            .iter()
+            .map(std::ffi::OsStr::new)
+            .collect();
+        nomos_with(&dir, &b, &args, None, &[("NOMOS_LLM_API_KEY", k.as_ref())])
+    })
+    .await;
+    assert_eq!(second.status.code(), Some(3), "{}", all_text(&second));
+    printed.push(second);
+    // The key did go where it belongs: to the model, in its header.
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some(format!("Bearer {key}").as_str())
+    );
+    for (format, file) in [("json", "export.json"), ("md", "export.md")] {
+        let dir = home.path().to_owned();
+        let out = run_blocking(move || {
+            nomos(
+                &dir,
+                "http://127.0.0.1:9/v1",
+                &["sessions", "export", "1", "--format", format],
+                None,
+            )
+        })
+        .await;
+        assert!(out.status.success(), "{}", all_text(&out));
+        std::fs::create_dir_all(home.path().join("exports")).unwrap();
+        std::fs::write(home.path().join("exports").join(file), &out.stdout).unwrap();
+        printed.push(out);
+    }
+    // What was printed, as files the scanner reads too.
+    std::fs::create_dir_all(home.path().join("printed")).unwrap();
+    for (i, o) in printed.iter().enumerate() {
+        std::fs::write(home.path().join(format!("printed/{i}.out")), &o.stdout).unwrap();
+        std::fs::write(home.path().join(format!("printed/{i}.err")), &o.stderr).unwrap();
+    }
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/e2e/fixtures/canary-secrets.tsv");
+    let scanner = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/scan_secrets.py");
+    let scan = || {
+        let out = Command::new("python3")
+            .arg(&scanner)
+            .arg("--secrets")
+            .arg(&fixture)
+            .arg(home.path())
+            .output()
+            .expect("python3 runs the secrets scanner");
+        (out.status.code(), all_text(&out))
+    };
+    // The file the test planted holds them by design: the scan finds it (it can see), and
+    // names the label, never the value.
+    let (code, report) = scan();
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report.contains("'anthropic api key' found (plain) in "),
+        "{report}"
+    );
+    assert!(
+        report
+            .lines()
+            .all(|l| l.contains("env.txt") || !l.contains(" found ")),
+        "{report}"
+    );
+    assert!(
+        !report.contains(&c["anthropic api key"]),
+        "the report prints a secret"
+    );
+    // Everything Nomos wrote holds none.
+    std::fs::remove_file(&leaky).unwrap();
+    let (code, report) = scan();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report.contains(" 0 hits"), "{report}");
+    // The scan saw the database, its logs and the exports.
+    assert!(data(home.path()).join("nomos.db").exists());
+    server.shutdown().await;
+}
