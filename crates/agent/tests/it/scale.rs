@@ -128,7 +128,7 @@ async fn i14_two_resumes_of_the_same_results_at_once_deliver_them_once() {
         answer(
             r,
             &|n| format!("sleep 0.2; echo result-{n}"),
-            &|_| Step::text("It continues in the background.").delay_ms(1200),
+            &|_| Step::text("It continues in the background.").delay_ms(2500),
             &|n| Step::text(format!("Noted result {n}.")).delay_ms(if n == 1 { 1500 } else { 0 }),
         )
     });
@@ -211,6 +211,10 @@ async fn i13_a_live_message_during_a_background_resume_waits_for_it() {
             ..background_config()
         },
     );
+    // The continuation worker, as the app runs it: a resume skipped because the approval's
+    // turn still held the gate when the command ended is taken on a later tick.
+    let stop = tokio_util::sync::CancellationToken::new();
+    let worker = agent.spawn_workers(stop.clone());
     let session = agent.send(None, "task 1").await.unwrap();
     agent.send(Some(session), "yes").await.unwrap();
     // The command finishes and its resume starts by itself (its model reply is slow).
@@ -247,6 +251,8 @@ async fn i13_a_live_message_during_a_background_resume_waits_for_it() {
     let e = &store.executions(session).unwrap()[0];
     assert_eq!(e.continued_via, Some(ContinuedVia::Resume));
     assert!(server.failures().is_empty(), "{:?}", server.failures());
+    stop.cancel();
+    worker.await.unwrap();
 }
 
 /// A small deterministic generator (xorshift) for the commands' sleeps.
