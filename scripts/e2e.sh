@@ -33,3 +33,11 @@ xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- bash -c '
   node --test --test-reporter=spec --test-concurrency=1 e2e/*.e2e.mjs
 ' e2e "$ROOT/ui/e2e/fixtures/dunstrc"
 say "end-to-end screenshots in $NOMOS_E2E_ARTIFACTS"
+
+# Secrets scan (issue 16): what the suites left (artifacts, the apps' homes: databases, logs,
+# settings, exports) holds none of the tests' tokens, keys or passwords. The scanner's own
+# tests first, so a scan that finds nothing is known to be able to find something.
+say "secrets scanner self-test"
+python3 "$ROOT/scripts/scan_secrets_test.py" >"$NOMOS_E2E_ARTIFACTS/scan-secrets-selftest.log" 2>&1 \
+  || { cat "$NOMOS_E2E_ARTIFACTS/scan-secrets-selftest.log" >&2; die "secrets scanner self-test failed"; }
+"$ROOT/scripts/scan-secrets.sh"

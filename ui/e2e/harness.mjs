@@ -323,3 +323,31 @@ export async function waitForAppGone(timeoutMs = 10_000) {
   };
   await until('the previous app to release its single-instance name', () => !owned(), timeoutMs);
 }
+
+/**
+ * The canary secrets every test may use (ui/e2e/fixtures/canary-secrets.tsv), by label:
+ * scripts/scan-secrets.sh looks for each of them in what the tests left behind.
+ */
+export function canarySecrets() {
+  const file = new URL('./fixtures/canary-secrets.tsv', import.meta.url);
+  const out = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim() || line.startsWith('#')) continue;
+    const tab = line.indexOf('\t');
+    out[line.slice(0, tab)] = line.slice(tab + 1);
+  }
+  return out;
+}
+
+/**
+ * Registers a secret a test uses that is not a canary (a token the OpenID Provider issued, a
+ * generated key), so the secrets scan after the suite looks for it. Only its label is ever
+ * printed.
+ */
+export async function registerSecret(label, value) {
+  const { appendFileSync } = await import('node:fs');
+  assert.ok(!/[\t\n]/.test(label) && !/[\t\n]/.test(value), 'a label and a secret are one line each');
+  assert.ok(value.length >= 8, `secret '${label}' is too short to scan for`);
+  mkdirSync(artifacts, { recursive: true });
+  appendFileSync(join(artifacts, 'secrets.tsv'), `${label}\t${value}\n`, { mode: 0o600 });
+}

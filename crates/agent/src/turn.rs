@@ -280,6 +280,19 @@ pub(crate) async fn run_turn(
     permit: TurnPermit,
     flags: TurnFlags,
 ) -> bool {
+    run_turn_then(agent, session, permit, flags, |_| ()).await.0
+}
+
+/// [`run_turn`], then `before_release` (given whether the turn ended well) while the permit
+/// is still held: what records that the turn ran (a continuation delivered, a nudge sent) is
+/// written before another turn — here or in another process — can start and see it undone.
+pub(crate) async fn run_turn_then<T>(
+    agent: &Agent,
+    session: SessionId,
+    permit: TurnPermit,
+    flags: TurnFlags,
+    before_release: impl FnOnce(bool) -> T,
+) -> (bool, T) {
     let cancel = CancellationToken::new();
     if let Ok(mut turns) = agent.inner.turns.lock() {
         turns.insert(session, cancel.clone());
@@ -301,6 +314,7 @@ pub(crate) async fn run_turn(
             true
         }
     };
+    let after = before_release(!error);
     if let Ok(mut turns) = agent.inner.turns.lock() {
         turns.remove(&session);
     }
@@ -309,7 +323,7 @@ pub(crate) async fn run_turn(
         session_id: session,
         error,
     });
-    !error
+    (!error, after)
 }
 
 /// Why a turn ended early, for the operator.

@@ -6,7 +6,7 @@ use nomos_store::{ContinuedVia, SessionId, SessionStatus};
 
 use crate::events::{TurnFlags, add_note, emit_status};
 use crate::pending::pending_by_session;
-use crate::turn::run_turn;
+use crate::turn::{run_turn, run_turn_then};
 use crate::{Agent, AgentError, notes};
 
 /// What one idle sweep did.
@@ -35,16 +35,28 @@ pub(crate) fn continue_finished(
 
 async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
     let mut resumed = 0;
-    for (session, results) in pending_by_session(agent)? {
+    let resumable = |results: &[crate::pending::Pending]| {
         let status = results.first().map(|r| r.2);
         let paused = results.first().is_some_and(|r| r.3);
         // I21: after the operator's Stop the result waits for their next message.
-        if status != Some(SessionStatus::Executing) || paused {
+        status == Some(SessionStatus::Executing) && !paused
+    };
+    for (session, listed) in pending_by_session(agent)? {
+        if !resumable(&listed) {
             continue;
         }
         let Some(permit) = agent.inner.gates.try_acquire(&agent.inner.store, session) else {
             continue;
         };
+        // Read again under the permit: the list above may be old (another tick, or the
+        // resume a finishing execution started, delivered them meanwhile), and a result is
+        // delivered once (I14).
+        let Some(results) = pending_by_session(agent)?.remove(&session) else {
+            continue;
+        };
+        if !resumable(&results) {
+            continue;
+        }
         let plan_in_flight = agent.inner.store.current_plan(session)?.in_flight();
         let texts: Vec<String> = results.iter().map(|r| r.1.clone()).collect();
         add_note(
@@ -52,15 +64,20 @@ async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
             session,
             &notes::execution_result_for_resume(&texts, plan_in_flight),
         )?;
-        run_turn(agent, session, permit, TurnFlags::auto()).await;
-        // Marked after the turn ran, whatever it produced: the note carrying the result is in
-        // the transcript the model read. A crash before this line re-queues them (I14).
-        for (id, ..) in &results {
-            agent
-                .inner
-                .store
-                .mark_execution_continued(*id, ContinuedVia::Resume)?;
-        }
+        // Marked after the turn ran, whatever it produced (the note carrying the result is in
+        // the transcript the model read), and before the permit is given back, so no other
+        // resume can take them as undelivered. A crash before this re-queues them (I14).
+        let (_, marked) = run_turn_then(agent, session, permit, TurnFlags::auto(), |_| {
+            results.iter().try_for_each(|(id, ..)| {
+                agent
+                    .inner
+                    .store
+                    .mark_execution_continued(*id, ContinuedVia::Resume)
+                    .map(drop)
+            })
+        })
+        .await;
+        marked?;
         resumed += 1;
     }
     Ok(resumed)
@@ -104,10 +121,19 @@ pub(crate) async fn sweep_idle(agent: &Agent) -> Result<SweepReport, AgentError>
             report.busy.push(session.id);
             continue;
         };
+        // Read again under the permit: another process may have nudged it meanwhile.
+        let now = store.get_session(session.id)?;
+        if now.completion_nudges > 0 || now.last_active_at_ms != session.last_active_at_ms {
+            continue;
+        }
         add_note(agent, session.id, notes::COMPLETION_NUDGE)?;
-        run_turn(agent, session.id, permit, TurnFlags::auto()).await;
-        // The nudge counts only because its resume ran (I15).
-        store.record_completion_nudge(session.id)?;
+        // The nudge counts only because its resume ran (I15); recorded before the permit is
+        // given back, so no other sweep nudges it a second time.
+        let (_, recorded) = run_turn_then(agent, session.id, permit, TurnFlags::auto(), |_| {
+            store.record_completion_nudge(session.id)
+        })
+        .await;
+        recorded?;
         report.nudged.push(session.id);
     }
     Ok(report)

@@ -240,6 +240,16 @@ impl Manifest {
     }
 
     pub fn parse(text: &str, path: &Path) -> Result<Self, EvalError> {
+        // Before the parser, whose time grows with the square of the flow nesting.
+        nomos_base::check_flow_depth(text, nomos_base::MAX_YAML_FLOW_DEPTH).map_err(|line| {
+            EvalError::Parse {
+                path: path.to_owned(),
+                message: format!(
+                    "flow collections ([…] or {{…}}) nest deeper than {} levels at line {line}",
+                    nomos_base::MAX_YAML_FLOW_DEPTH
+                ),
+            }
+        })?;
         let file: File = serde_yaml_ng::from_str(text).map_err(|e| EvalError::Parse {
             path: path.to_owned(),
             message: e.to_string(),

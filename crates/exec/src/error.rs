@@ -165,9 +165,47 @@ impl ExecError {
 
     pub(crate) fn invalid_target(slug: impl Into<String>, reason: impl Into<String>) -> Self {
         Self::InvalidTarget {
-            slug: slug.into(),
-            reason: reason.into(),
+            slug: shown(slug.into(), MAX_SHOWN_SLUG_CHARS),
+            // A reason may repeat part of the slug (its kind).
+            reason: shown(reason.into(), MAX_SHOWN_REASON_CHARS),
         }
+    }
+}
+
+/// How much of a refused slug an error repeats: the slug comes from a file or a model, and a
+/// 2 MB name must not become a 2 MB error on the operator's terminal.
+const MAX_SHOWN_SLUG_CHARS: usize = 80;
+const MAX_SHOWN_REASON_CHARS: usize = 300;
+
+fn shown(text: String, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        None => text,
+        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod shown_tests {
+    #[test]
+    fn a_refused_slug_is_repeated_in_a_bounded_form() {
+        for name in [
+            "a".repeat(2 * 1024 * 1024),
+            "é".repeat(100_000),
+            format!("{}:x", "k".repeat(10_000)),
+            "web 01 ".repeat(1000),
+        ] {
+            for slug in [name.clone(), format!("host:{name}")] {
+                let err = crate::TargetSlug::parse(&slug).unwrap_err().to_string();
+                assert!(err.len() < 600, "{} bytes", err.len());
+                assert!(err.contains(&format!("({} bytes)", slug.len())), "{err}");
+            }
+        }
+        // A short one is shown whole.
+        let err = crate::TargetSlug::parse("host:web 01")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("host:web 01"), "{err}");
     }
 }
 

@@ -67,6 +67,13 @@ impl Script {
 
     /// Parses YAML (or JSON) text.
     pub fn from_yaml(text: &str) -> Result<Self, String> {
+        // Before the parser, whose time grows with the square of the flow nesting.
+        nomos_base::check_flow_depth(text, nomos_base::MAX_YAML_FLOW_DEPTH).map_err(|line| {
+            format!(
+                "flow collections ([…] or {{…}}) nest deeper than {} levels at line {line}",
+                nomos_base::MAX_YAML_FLOW_DEPTH
+            )
+        })?;
         serde_yaml_ng::from_str(text).map_err(|e| e.to_string())
     }
 

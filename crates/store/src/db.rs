@@ -388,10 +388,13 @@ impl Store {
     ) -> Result<T, StoreError> {
         let mut guard = lock(&self.inner.writer);
         let Writer { conn, touched } = &mut *guard;
-        let now = self.clock.now_ms();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| self.fix_path(e.into()))?;
+        // Read once the write lock is held: `BEGIN IMMEDIATE` may wait for another process's
+        // transaction, and a time read before it would stamp this one's rows earlier than
+        // rows that committed first (timestamps must follow commit order across processes).
+        let now = self.clock.now_ms();
         let out = f(&tx, now, touched).map_err(|e| self.fix_path(e))?;
         tx.commit().map_err(|e| self.fix_path(e.into()))?;
         self.inner.checkpointer.dirty.store(true, Ordering::Release);

@@ -59,7 +59,9 @@ pub use knowledge::{
     AttributeAge, AttributeProvenance, CONTAINS_KINDS, Dependent, Dependents, GraphNode,
     GraphSlice, GraphSliceQuery, MAX_SLICE_EDGES, MAX_SLICE_NODES, StaleEntity,
 };
-pub use leases::{LeaseOutcome, TurnLease};
+pub use leases::{
+    LeaseOutcome, TURN_END_AUDIT, TURN_START_AUDIT, TurnHolding, TurnLease, turn_holdings,
+};
 pub use messages::{
     FinishedMessage, MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES, Message, MessageId, NewMessage,
     Role, ToolCall, Transcript,

@@ -13,6 +13,7 @@ mod gates;
 mod invariants;
 mod layers;
 mod owners;
+mod scale;
 mod shared;
 mod stop;
 mod submit;

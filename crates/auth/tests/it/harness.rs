@@ -528,12 +528,15 @@ pub fn init_logging() {
 
 /// Fails if any of `tokens` appears in a file under `dirs` or in the captured logs.
 /// Also fails on anything shaped like a JWT (the provider's access and ID tokens are JWTs),
-/// which catches tokens the test never saw (rotated by a child process).
+/// which catches tokens the test never saw (rotated by a child process). The same places go
+/// through the project's secrets scanner too (scripts/scan_secrets.py), which also looks for
+/// each token base64-, percent-, JSON-escaped and in UTF-16.
 pub fn assert_no_token_leaks(tokens: &[String], dirs: &[&Path]) {
     let mut files = vec![log_path()];
     for dir in dirs {
         collect_files(dir, &mut files);
     }
+    scan_with_the_project_scanner(tokens, &files);
     for file in files {
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
@@ -554,6 +557,40 @@ pub fn assert_no_token_leaks(tokens: &[String], dirs: &[&Path]) {
             file.display()
         );
     }
+}
+
+/// The issued tokens, as a list the scanner reads (kept in a private temporary folder, never
+/// printed), checked against `files`; the report names a file and a label only.
+fn scan_with_the_project_scanner(tokens: &[String], files: &[PathBuf]) {
+    use std::fmt::Write as _;
+    let list_dir = tempfile::tempdir().unwrap();
+    let list = list_dir.path().join("secrets.tsv");
+    let mut text = String::new();
+    for (i, t) in tokens.iter().filter(|t| t.len() >= 16).enumerate() {
+        let _ = writeln!(text, "issued token {}\t{t}", i + 1);
+    }
+    if text.is_empty() {
+        return;
+    }
+    std::fs::write(&list, text).unwrap();
+    let scanner = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/scan_secrets.py");
+    let existing: Vec<&PathBuf> = files.iter().filter(|f| f.exists()).collect();
+    if existing.is_empty() {
+        return;
+    }
+    let out = std::process::Command::new("python3")
+        .arg(&scanner)
+        .arg("--secrets")
+        .arg(&list)
+        .args(existing)
+        .output()
+        .expect("python3 runs the secrets scanner");
+    assert!(
+        out.status.success(),
+        "the secrets scanner found an issued token: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -118,3 +118,71 @@ fn fifty_sessions_progress_concurrently() {
         50
     );
 }
+
+/// A clock shared by two stores: each reading is one millisecond later than the last. The
+/// `slow` one sleeps after its first reading, the way a process can be descheduled between
+/// reading the time and taking the write lock.
+#[derive(Debug)]
+struct SteppingClock {
+    next: Arc<std::sync::atomic::AtomicI64>,
+    slow: bool,
+    slept: std::sync::atomic::AtomicBool,
+}
+
+impl nomos_store::Clock for SteppingClock {
+    fn now(&self) -> std::time::SystemTime {
+        use std::sync::atomic::Ordering;
+        let ms = self.next.fetch_add(1, Ordering::SeqCst);
+        if self.slow && !self.slept.swap(true, Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+        std::time::UNIX_EPOCH + std::time::Duration::from_millis(u64::try_from(ms).unwrap())
+    }
+}
+
+/// Times stamped on rows follow commit order across processes: a writer that read the time
+/// and then waited for another one's transaction would stamp its rows earlier than rows
+/// committed before them (the audit log then showed a turn starting before the last ended).
+#[test]
+fn i24_row_times_follow_commit_order_across_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let next = Arc::new(std::sync::atomic::AtomicI64::new(1_700_000_000_000));
+    let clock = |slow| {
+        Arc::new(SteppingClock {
+            next: next.clone(),
+            slow,
+            slept: false.into(),
+        })
+    };
+    let a = Store::open_in_dir(dir.path())
+        .unwrap()
+        .with_clock(clock(true));
+    let b = Store::open_in_dir(dir.path())
+        .unwrap()
+        .with_clock(clock(false));
+    let first = std::thread::spawn(move || new_session_in(&a, "slow"));
+    // The other writer starts while the first one is between its time and its commit.
+    std::thread::sleep(std::time::Duration::from_millis(60));
+    let second = new_session_in(&b, "fast");
+    let first = first.join().unwrap();
+    let rows = b.list_sessions(&SessionQuery::default()).unwrap();
+    let mut by_id: Vec<(i64, i64)> = [first, second]
+        .iter()
+        .map(|id| (*id, b.get_session(*id).unwrap().created_at_ms))
+        .collect();
+    by_id.sort_unstable();
+    assert_eq!(rows.len(), 2);
+    assert!(
+        by_id[0].1 <= by_id[1].1,
+        "the later commit carries the earlier time: {by_id:?}"
+    );
+}
+
+fn new_session_in(s: &Store, title: &str) -> i64 {
+    s.create_session(nomos_store::NewSession {
+        title: title.into(),
+        goal: None,
+    })
+    .unwrap()
+    .id
+}

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use nomos_store::{
-    CUT_TURN_ERROR, ExecStatus, INTERRUPTED_REASON, LeaseOutcome, NewMessage, OWNERS_DIR,
+    CUT_TURN_ERROR, ExecStatus, INTERRUPTED_REASON, LeaseOutcome, NewAudit, NewMessage, OWNERS_DIR,
     StepStatus, Store,
 };
 
@@ -354,4 +354,136 @@ fn i24_a_killed_process_is_recovered_only_once_it_is_dead() {
         s.try_take_turn_lease(w.sid).unwrap(),
         LeaseOutcome::Taken(_)
     ));
+}
+
+/// I13/I24 after the fact: every holding of a session's turn lease is in the audit log, taken
+/// and given back in the lease's own transaction, so the log alone proves turns alternated
+/// (several stores, a stale release, a dead owner taken over, start-up clearing).
+#[test]
+fn i24_the_audit_log_records_every_turn_holding_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = Store::open_in_dir(dir.path()).unwrap();
+    let b = Store::open_in_dir(dir.path()).unwrap();
+    let new = |s: &Store| {
+        s.create_session(nomos_store::NewSession {
+            title: "s".into(),
+            goal: None,
+        })
+        .unwrap()
+        .id
+    };
+    let sid = new(&a);
+    let take = |s: &Store| match s.try_take_turn_lease(sid).unwrap() {
+        LeaseOutcome::Taken(l) => l,
+        LeaseOutcome::Busy { .. } => panic!("lease busy"),
+    };
+    let la = take(&a);
+    // A refused take writes nothing.
+    assert!(matches!(
+        b.try_take_turn_lease(sid).unwrap(),
+        LeaseOutcome::Busy { .. }
+    ));
+    a.record_audit(&NewAudit::new(Some(sid), "run", "{}", "ok"))
+        .unwrap();
+    assert!(a.release_turn_lease(&la).unwrap());
+    // A second release of the same holding writes nothing either.
+    assert!(!a.release_turn_lease(&la).unwrap());
+    let lb = take(&b);
+    b.record_audit(&NewAudit::new(Some(sid), "run", "{}", "ok"))
+        .unwrap();
+    b.record_audit(&NewAudit::new(Some(sid), "complete_task", "{}", "ok"))
+        .unwrap();
+    // b dies holding it: a takes it over, which ends b's holding as cut.
+    let b_owner = b.owner_id().to_string();
+    drop(b);
+    let la2 = take(&a);
+    assert!(a.release_turn_lease(&la2).unwrap());
+
+    let log = a.audit_log(sid, 0).unwrap();
+    let holdings = nomos_store::turn_holdings(&log).unwrap();
+    assert_eq!(holdings.len(), 3, "{log:?}");
+    assert_eq!(
+        holdings
+            .iter()
+            .map(|h| (h.owner.as_str(), h.holding, h.released, h.tool_calls))
+            .collect::<Vec<_>>(),
+        [
+            (a.owner_id(), la.token, true, 1),
+            (b_owner.as_str(), lb.token, false, 2),
+            (a.owner_id(), la2.token, true, 0),
+        ]
+    );
+    for pair in holdings.windows(2) {
+        let (end_id, end_ms) = pair[0].end.unwrap();
+        assert!(end_id < pair[1].start.0 && end_ms <= pair[1].start.1);
+    }
+
+    // A lease left by a dead owner and cleared at start-up is ended in the log too.
+    let c = Store::open_in_dir(dir.path()).unwrap();
+    let other = new(&c);
+    let LeaseOutcome::Taken(_) = c.try_take_turn_lease(other).unwrap() else {
+        panic!("free lease not taken")
+    };
+    drop(c);
+    a.recover_at_startup().unwrap();
+    let h = nomos_store::turn_holdings(&a.audit_log(other, 0).unwrap()).unwrap();
+    assert_eq!(h.len(), 1);
+    assert!(h[0].end.is_some() && !h[0].released, "{h:?}");
+}
+
+/// The checker itself: each way a log can show two turns at once is named.
+#[test]
+fn i13_the_turn_checker_names_every_kind_of_overlap() {
+    let row = |id: i64, tool: &str, owner: &str, holding: i64, at: i64| nomos_store::AuditEntry {
+        id,
+        session_id: Some(1),
+        generation: None,
+        message_id: None,
+        call_id: None,
+        tool: tool.to_owned(),
+        arguments: format!(r#"{{"owner":"{owner}","holding":{holding}}}"#),
+        result_summary: String::new(),
+        ok: true,
+        duration_ms: None,
+        created_at_ms: at,
+    };
+    let (s, e) = (nomos_store::TURN_START_AUDIT, nomos_store::TURN_END_AUDIT);
+    let fine = [
+        row(1, s, "1-a", 7, 10),
+        row(2, "run", "", 0, 11),
+        row(3, e, "1-a", 7, 12),
+    ];
+    assert_eq!(nomos_store::turn_holdings(&fine).unwrap().len(), 1);
+    let cases: Vec<(&str, Vec<nomos_store::AuditEntry>)> = vec![
+        (
+            "while turn 1",
+            vec![row(1, s, "1-a", 7, 10), row(2, s, "2-b", 8, 11)],
+        ),
+        ("never started", vec![row(1, e, "1-a", 7, 10)]),
+        (
+            "while 1-a's was held",
+            vec![row(1, s, "1-a", 7, 10), row(2, e, "2-b", 8, 11)],
+        ),
+        (
+            "while 1-a's was held",
+            vec![row(1, s, "1-a", 7, 10), row(2, e, "1-a", 9, 11)],
+        ),
+        ("outside every turn", vec![row(1, "run", "", 0, 10)]),
+        (
+            "outside every turn",
+            vec![
+                row(1, s, "1-a", 7, 10),
+                row(2, e, "1-a", 7, 11),
+                row(3, "run", "", 0, 12),
+            ],
+        ),
+        (
+            "older than",
+            vec![row(1, s, "1-a", 7, 10), row(2, e, "1-a", 7, 9)],
+        ),
+    ];
+    for (want, log) in cases {
+        let err = nomos_store::turn_holdings(&log).unwrap_err();
+        assert!(err.contains(want), "{want}: {err}");
+    }
 }
