@@ -1109,14 +1109,20 @@ struct Pat {
     /// The last path component, when it has no `**`: two patterns can only overlap if
     /// their last components do (a cheap test before the full one).
     last: Option<Vec<Tok>>,
-    /// Literal components (`.ssh`, `nextcloud`): a query without `**` must have a component
-    /// that can be each of them.
-    required: Vec<Vec<Tok>>,
-    /// The components before the first one with `**`, and after the last one (all of them,
-    /// and `exact`, when there is none). See [`Pat::components_may_meet`].
-    head: Vec<Vec<Tok>>,
-    tail: Vec<Vec<Tok>>,
-    exact: bool,
+    /// The pattern as a sequence of path components (see [`Pat::components_may_meet`]);
+    /// `None` when its `/` are not all separators or it has too many components.
+    comps: Option<Vec<Comp>>,
+}
+
+/// One component of a list pattern, for the component-level automaton.
+enum Comp {
+    /// A component without `**`: exactly one path component it must overlap.
+    One(Vec<Tok>),
+    /// `**` alone: any number of components, none included.
+    Any,
+    /// Any one component (the first of a component like `**config.json`, which spans one
+    /// or more components; an `Any` follows it).
+    Some,
 }
 
 /// Is every `/` of `p` a plain separator (none escaped, none inside a bracket expression)?
@@ -1140,6 +1146,25 @@ fn splits_cleanly(p: &str) -> bool {
     true
 }
 
+/// `p` as components for [`Pat::components_may_meet`] (at most 62, so positions fit a
+/// `u64`), if each of its `/` is a separator.
+fn components(p: &str) -> Option<Vec<Comp>> {
+    if !splits_cleanly(p) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for c in p.split('/') {
+        if c == "**" {
+            out.push(Comp::Any);
+        } else if c.contains("**") {
+            out.extend([Comp::Some, Comp::Any]);
+        } else {
+            out.push(Comp::One(compile(c)));
+        }
+    }
+    (out.len() < 63).then_some(out)
+}
+
 /// The tokens of the last component of `p`, if that component has no `**` and `p` has a `/`.
 fn last_component(p: &str) -> Option<Vec<Tok>> {
     let (_, last) = p.rsplit_once('/')?;
@@ -1149,24 +1174,44 @@ fn last_component(p: &str) -> Option<Vec<Tok>> {
 impl Pat {
     /// Can this pattern meet a query without `**` whose components (split at `/`, empty
     /// ones kept) are `q`? Every `/` of such a query is literal and its wildcards never
-    /// match `/`, so a path matching it has exactly its components, position by position.
-    /// This pattern's components before its first `**` then meet the query's first ones, and
-    /// those after its last `**` meet the query's last ones. A necessary condition only:
-    /// the automaton still decides, this just skips it for most of a list.
+    /// match `/`, so a path matching it has exactly its components, position by position;
+    /// this pattern's components must then walk them in order, a `**` taking any number.
+    /// A necessary condition only, run on components (a few short automata) before the
+    /// whole-path automaton: most of a list fails it on its literal components.
     fn components_may_meet(&self, q: &[Vec<Tok>]) -> bool {
-        if self.exact {
-            return self.head.len() == q.len()
-                && self.head.iter().zip(q).all(|(a, b)| overlaps_toks(a, b));
+        let Some(comps) = &self.comps else {
+            return true;
+        };
+        let n = comps.len();
+        // Positions in `comps` reached, as bits; `Any` may be passed over for free.
+        let close = |mut set: u64| {
+            for (i, c) in comps.iter().enumerate() {
+                if set & (1 << i) != 0 && matches!(c, Comp::Any) {
+                    set |= 1 << (i + 1);
+                }
+            }
+            set
+        };
+        let mut cur = close(1);
+        for qc in q {
+            let mut next = 0u64;
+            let mut bits = cur;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                match comps.get(i) {
+                    Some(Comp::One(t)) if comp_overlaps(t, qc) => next |= 1 << (i + 1),
+                    Some(Comp::Any) => next |= 1 << i,
+                    Some(Comp::Some) => next |= 1 << (i + 1),
+                    _ => {}
+                }
+            }
+            cur = close(next);
+            if cur == 0 {
+                return false;
+            }
         }
-        self.head.len() <= q.len()
-            && self.tail.len() <= q.len()
-            && self.head.iter().zip(q).all(|(a, b)| overlaps_toks(a, b))
-            && self
-                .tail
-                .iter()
-                .rev()
-                .zip(q.iter().rev())
-                .all(|(a, b)| overlaps_toks(a, b))
+        cur & (1 << n) != 0
     }
 
     /// Can this pattern and a path starting with literal `lit` agree on their prefixes?
@@ -1193,35 +1238,8 @@ impl Compiled {
                         bits: bigrams(needle),
                         toks,
                         last: last_component(p),
-                        required: p
-                            .split('/')
-                            .filter(|c| !c.is_empty() && !has_meta(c))
-                            .map(compile)
-                            .collect(),
-                        head: p
-                            .split('/')
-                            .take_while(|c| !c.contains("**"))
-                            .map(compile)
-                            .collect(),
-                        tail: p
-                            .rsplit('/')
-                            .take_while(|c| !c.contains("**"))
-                            .collect::<Vec<_>>()
-                            .into_iter()
-                            .rev()
-                            .map(compile)
-                            .collect(),
-                        exact: !p.contains("**"),
+                        comps: components(p),
                     }
-                })
-                .map(|mut pat| {
-                    if !splits_cleanly(pat.text) {
-                        // No positional filter for a pattern whose `/` is not a separator.
-                        pat.head.clear();
-                        pat.tail.clear();
-                        pat.exact = false;
-                    }
-                    pat
                 })
                 .collect::<Vec<Pat>>(),
             bits: Vec::new(),
@@ -1272,17 +1290,10 @@ fn overlaps_any(pat: &str, c: &Compiled) -> Option<&'static str> {
             .filter(|p| p.prefix_agrees(lit))
             .filter(|p| names_may_meet(p, last))
             .filter(|p| match (&p.last, &q_last) {
-                (Some(a), Some(b)) => overlaps_toks(a, b),
+                (Some(a), Some(b)) => comp_overlaps(a, b),
                 _ => true,
             })
-            .filter(|p| {
-                q_comps.as_ref().is_none_or(|qc| {
-                    p.components_may_meet(qc)
-                        && p.required
-                            .iter()
-                            .all(|r| qc.iter().any(|c| overlaps_toks(r, c)))
-                })
-            })
+            .filter(|p| q_comps.as_ref().is_none_or(|qc| p.components_may_meet(qc)))
             .find(|p| overlaps_toks(&p.toks, q.get_or_insert_with(|| compile(pat))))
             .map(|p| p.text);
     }
@@ -1685,6 +1696,41 @@ impl Glob {
 #[cfg(test)]
 fn overlaps(a: &str, b: &str) -> bool {
     overlaps_toks(&compile(a), &compile(b))
+}
+
+/// [`overlaps_toks`] for two single path components, with the cases the component filters
+/// meet most answered without the automaton: two literal names are equal or not, and a
+/// query's bare `*` meets any name that does not have to start with `.`.
+fn comp_overlaps(ta: &[Tok], tb: &[Tok]) -> bool {
+    let literal = |t: &[Tok]| t.iter().all(|t| matches!(t, Tok::Char(_)));
+    if tb == [Tok::Star] {
+        return ta.first() != Some(&Tok::Char('.'));
+    }
+    let text = |t: &[Tok]| -> String {
+        t.iter()
+            .filter_map(|t| match t {
+                Tok::Char(c) => Some(*c),
+                _ => None,
+            })
+            .collect()
+    };
+    match (literal(ta), literal(tb)) {
+        (true, true) => ta == tb,
+        // One side is a name: the other matches it. A dot name against a query starting
+        // with a wildcard keeps the automaton, which owns the shell's leading-dot rule.
+        (true, false) => {
+            let name = text(ta);
+            if name.starts_with('.')
+                && matches!(tb.first(), Some(Tok::Star | Tok::One | Tok::Class(..)))
+            {
+                overlaps_toks(ta, tb)
+            } else {
+                match_toks(tb, &name)
+            }
+        }
+        (false, true) => match_toks(ta, &text(tb)),
+        (false, false) => overlaps_toks(ta, tb),
+    }
 }
 
 /// Can some path match both `ta` (a list pattern) and `tb` (a query pattern)? The query
