@@ -222,6 +222,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         return models(&shared);
     } else if method == "GET" && (path == "/" || path == "/health") {
         return plain(StatusCode::OK, "mock-llm ok\n");
+    } else if method == "GET" && path == "/requests" {
+        return traffic(&shared);
     } else {
         return plain(StatusCode::NOT_FOUND, "mock-llm: unknown path\n");
     };
@@ -359,6 +361,39 @@ fn models(shared: &Shared) -> Response {
         .clone()
         .unwrap_or_else(|| "mock-model".to_owned());
     let body = serde_json::json!({"object": "list", "data": [{"id": id, "object": "model", "owned_by": "mock-llm"}]});
+    let mut r = Response::new(Body::from(body.to_string()));
+    r.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// `GET /requests`: what a test driving the server from another process (the end-to-end
+/// tests, through `nomos mock-llm`) needs to count model requests and see failed checks. Each
+/// request's path, the step that answered and the last operator and tool texts; headers are
+/// left out (they carry the client's key).
+fn traffic(shared: &Shared) -> Response {
+    let inner = shared.lock();
+    let requests: Vec<serde_json::Value> = inner
+        .requests
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "seq": r.seq,
+                "path": r.path,
+                "step": r.step,
+                "last_user": r.last_user_text(),
+                "last_tool_result": r.last_tool_result(),
+            })
+        })
+        .collect();
+    let body = serde_json::json!({
+        "count": inner.requests.len(),
+        "requests": requests,
+        "failures": inner.failures,
+    });
+    drop(inner);
     let mut r = Response::new(Body::from(body.to_string()));
     r.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,
