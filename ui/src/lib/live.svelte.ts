@@ -265,6 +265,13 @@ class LiveSession {
         this.busy = false;
         this.notice = null;
         this.streaming = {};
+        // The turn is over, so the store holds no pending row of it: a row it kept came back
+        // as a finished \`message\` before this; one it dropped (an empty reply, an attempt
+        // that failed or was stopped with nothing kept) sends no event, and its "Thinking…"
+        // bubble would stay forever.
+        if (view?.messages.some((m) => m.pending)) {
+          this.view = { ...view, messages: view.messages.filter((m) => !m.pending) };
+        }
         break;
     }
   }
