@@ -37,6 +37,12 @@ class LiveSession {
   /** Plan generations whose approval card was shown; an older one turns stale, not absent. */
   planCards = $state<number[]>([]);
   #subscribed = false;
+  /**
+   * Sessions with a turn running, from every session's events: a session opened mid-turn (a
+   * new task's first turn starts before its chat opens; the operator comes back to a
+   * session while it works) shows it busy, with its Stop button.
+   */
+  #running = new Set<number>();
 
   async start() {
     if (this.#subscribed) return;
@@ -56,7 +62,7 @@ class LiveSession {
     this.errors = [];
     this.notice = null;
     this.loadError = null;
-    this.busy = false;
+    this.busy = id !== null && this.#running.has(id);
     this.approvalIds = [];
     this.planCards = [];
     this.paused = false;
@@ -159,6 +165,8 @@ class LiveSession {
     if (event.type === 'task_status') {
       sessions.update(event.session_id, { status: event.status, outcome: event.outcome, summary: event.summary });
     }
+    if (event.type === 'turn_started') this.#running.add(event.session_id);
+    if (event.type === 'done') this.#running.delete(event.session_id);
     if (event.session_id !== this.id) return;
     if (this.#loading === this.id && STATE_EVENTS.has(event.type)) this.#changedWhileLoading = true;
     const view = this.view;

@@ -163,6 +163,34 @@ describe('live session', () => {
     }
   });
 
+  it('a session opened while its turn runs shows it busy, until its done', async () => {
+    // A new task: the turn starts before its chat opens. Coming back to a working session.
+    for (const [before, id] of [
+      [null, 31],
+      [7, 32],
+    ] as const) {
+      await live.open(before);
+      live.apply({ type: 'turn_started', session_id: id, auto: false });
+      expect(live.busy, `${id}: another session's turn`).toBe(false);
+      await live.open(id);
+      expect(live.busy, `${id}: opened mid-turn`).toBe(true);
+      await live.open(7);
+      expect(live.busy, `${id}: away again`).toBe(false);
+      await live.open(id);
+      expect(live.busy, `${id}: back again`).toBe(true);
+      live.apply({ type: 'done', session_id: id, error: false });
+      expect(live.busy).toBe(false);
+      await live.open(7);
+      await live.open(id);
+      expect(live.busy, `${id}: reopened after its done`).toBe(false);
+    }
+    // A done heard while elsewhere ends it too.
+    live.apply({ type: 'turn_started', session_id: 33, auto: true });
+    live.apply({ type: 'done', session_id: 33, error: true });
+    await live.open(33);
+    expect(live.busy).toBe(false);
+  });
+
   it('ignores events of other sessions', () => {
     live.apply({ type: 'text_delta', session_id: 8, message_id: 1, delta: 'x' } as AgentEvent);
     expect(live.view?.messages).toHaveLength(0);
