@@ -337,7 +337,10 @@ export async function launchAppIn({ name, home, modelUrl, env: extraEnv = {} }) 
     driver.stderr?.destroy();
     if (driverLog) writeFileSync(join(artifacts, `${name}-tauri-driver.log`), driverLog);
   }
+  let killed = false;
   async function stop() {
+    // A killed app has no session to photograph; another launch may own the data directory.
+    if (killed) return;
     try {
       writeFileSync(join(artifacts, `${name}-final.png`), await session.screenshotPng());
     } catch (err) {
@@ -348,6 +351,7 @@ export async function launchAppIn({ name, home, modelUrl, env: extraEnv = {} }) 
     await stopApp(dataDir);
   }
   async function kill9() {
+    killed = true;
     process.kill(pid, 'SIGKILL');
     await waitUntil(`app process ${pid} gone after SIGKILL`, () => !existsSync(`/proc/${pid}/stat`) || /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1')), { timeoutMs: 5_000 });
     await session.delete().catch(() => {});
