@@ -219,6 +219,9 @@ describe('crash recovery of the desktop app', () => {
     checkTranscript('after the restart', state);
     assert.deepEqual(state.users, ['Wait for the slow job please'], 'the operator message once');
     assert.equal(state.assistants.filter((t) => t.includes('cut by a restart')).length, 1, 'the continuation shown once');
+    // The run's card says why it failed, as the row does.
+    const shownWhy = await s.execute('return [...document.querySelectorAll(\'[data-testid="run-error"]\')].map((e) => e.innerText)');
+    assert.deepEqual(shownWhy, [error], 'the reason on the run card');
     await screenshot(s, 'crash-exec-after-restart.png');
 
     // The session goes on.
