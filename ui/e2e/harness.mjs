@@ -2,7 +2,7 @@
 // model server over real HTTP, tauri-driver launching the real app in WebKitWebDriver, and
 // a clean stop of everything the test started. Each test file starts its own app.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync, readlinkSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -350,4 +350,123 @@ export async function registerSecret(label, value) {
   assert.ok(value.length >= 8, `secret '${label}' is too short to scan for`);
   mkdirSync(artifacts, { recursive: true });
   appendFileSync(join(artifacts, 'secrets.tsv'), `${label}\t${value}\n`, { mode: 0o600 });
+}
+
+// ---- Shared by the crash and fault suites (crash.e2e.mjs, faults.e2e.mjs) ----
+
+/** Polls `check` until it returns something truthy; fails naming `what` and the last value. */
+export async function waitUntil(what, check, { timeoutMs = 15_000, intervalMs = 100 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 500)})`);
+}
+
+/** What a `nomos mock-llm` server has seen (`GET /requests`): { count, requests, failures }. */
+export async function mockTraffic(modelUrl) {
+  const res = await fetch(`${modelUrl.replace(/\/v1\/?$/, '')}/requests`);
+  assert.ok(res.ok, `mock-llm /requests answered ${res.status}`);
+  return res.json();
+}
+
+/** Rows of a query on the app's SQLite file, read with Python's sqlite3 (the real file). */
+export function sqliteRows(dataDir, sql) {
+  const out = execFileSync('python3', [
+    '-c',
+    'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))',
+    join(dataDir, 'nomos.db'),
+    sql,
+  ]);
+  return JSON.parse(out.toString());
+}
+
+/** Writes the settings file the app reads at start (what its Settings view saves). */
+export function writeSettings(dataDir, runtime) {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ runtime }), { mode: 0o600 });
+}
+
+/** The app's own process (not its WebKit helpers nor commands it started) for a data directory. */
+export function appPid(dataDir) {
+  const exe = realpathSync(app);
+  const pids = processesWithEnv(`NOMOS_DATA_DIR=${dataDir}`).filter((pid) => {
+    try {
+      return readlinkSync(`/proc/${pid}/exe`) === exe;
+    } catch {
+      return false;
+    }
+  });
+  return pids.length === 1 ? pids[0] : null;
+}
+
+/**
+ * Launches the real app on an existing home (its data directory `home/data` outlives the
+ * launch, so a test can kill the app and start it again on the same data) against a model
+ * server already running at `modelUrl`. Resolves with { session, dataDir, pid, stop(), kill9() }:
+ * `kill9` kills the app process itself with SIGKILL (no clean shutdown) and ends the
+ * WebDriver side.
+ */
+export async function launchAppIn({ name, home, modelUrl, env: extraEnv = {} }) {
+  assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
+  mkdirSync(artifacts, { recursive: true });
+  const dataDir = join(home, 'data');
+  const env = {
+    ...process.env,
+    NOMOS_DATA_DIR: dataDir,
+    XDG_DATA_HOME: join(home, 'xdg-data'),
+    XDG_CONFIG_HOME: join(home, 'xdg-config'),
+    XDG_CACHE_HOME: join(home, 'xdg-cache'),
+    ...extraEnv,
+  };
+  for (const key of Object.keys(env)) {
+    if (/^(NOMOS_LLM_|OPENAI_|ANTHROPIC_|OPENROUTER_)/.test(key) && !(key in extraEnv)) delete env[key];
+  }
+  env.NOMOS_LLM_BASE_URL = modelUrl;
+  env.NOMOS_LLM_MODEL = 'mock-e2e';
+  env.NOMOS_LLM_PROVIDER = 'openai';
+  const port = await freePort();
+  const nativePort = await freePort();
+  let driverLog = '';
+  const driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  driver.stdout.on('data', (d) => (driverLog += d));
+  driver.stderr.on('data', (d) => (driverLog += d));
+  const base = `http://127.0.0.1:${port}`;
+  await waitForDriver(base, driver);
+  const session = await Session.create(base, app);
+  const pid = await waitUntil('the app process', () => appPid(dataDir), { timeoutMs: 10_000 });
+
+  async function endDriver() {
+    driver.kill('SIGTERM');
+    driver.stdout?.destroy();
+    driver.stderr?.destroy();
+    if (driverLog) writeFileSync(join(artifacts, `${name}-tauri-driver.log`), driverLog);
+  }
+  let killed = false;
+  async function stop() {
+    // A killed app has no session to photograph; another launch may own the data directory.
+    if (killed) return;
+    try {
+      writeFileSync(join(artifacts, `${name}-final.png`), await session.screenshotPng());
+    } catch (err) {
+      console.error(`final screenshot failed: ${err.message}`);
+    }
+    await session.delete().catch(() => {});
+    await endDriver();
+    await stopApp(dataDir);
+  }
+  async function kill9() {
+    killed = true;
+    process.kill(pid, 'SIGKILL');
+    await waitUntil(`app process ${pid} gone after SIGKILL`, () => !existsSync(`/proc/${pid}/stat`) || /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1')), { timeoutMs: 5_000 });
+    await session.delete().catch(() => {});
+    await endDriver();
+  }
+  return { session, dataDir, pid, stop, kill9 };
 }

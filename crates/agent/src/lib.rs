@@ -79,6 +79,9 @@ struct Inner {
     running: Mutex<HashMap<i64, nomos_exec::ExecutionHandle>>,
     /// Tokens spent per session since start-up, for the runaway guard's budget (I20).
     tokens: Mutex<HashMap<SessionId, u64>>,
+    /// Sessions an automatic resume (a continuation or a reconnect) has run in since
+    /// start-up: their cut work was taken up, so a face's reconnect starts no second turn.
+    resumed: Mutex<std::collections::HashSet<SessionId>>,
 }
 
 impl Inner {
@@ -122,6 +125,7 @@ impl Agent {
                 turns: Mutex::new(HashMap::new()),
                 exact: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
+                resumed: Mutex::new(std::collections::HashSet::new()),
                 tokens: Mutex::new(HashMap::new()),
             }),
         }
@@ -228,7 +232,9 @@ impl Agent {
     }
 
     /// A face reconnected to a session (I12): resumes it with a note carrying the operator's
-    /// last message, unless it is finished or busy.
+    /// last message and any results the model has not seen, unless it is finished, busy, or
+    /// already resumed since start-up (after a crash the continuation worker and the face
+    /// would otherwise each take up the same cut work: one resume only).
     pub async fn reconnect(&self, session: SessionId) -> Result<bool, AgentError> {
         worker::reconnect(self, session).await
     }

@@ -100,6 +100,43 @@ fn yes() -> bool {
     true
 }
 
+/// The settings file the desktop's Settings view writes, beside the database (one JSON
+/// object; its `runtime` entry is a [`RuntimeSettings`]).
+pub const SETTINGS_FILE: &str = "settings.json";
+
+impl RuntimeSettings {
+    /// The settings saved in `data_dir`, so a face without the Settings view (the CLI)
+    /// applies the same model, inventory and limits as the desktop. No file, or no `runtime`
+    /// entry: the defaults. A file that cannot be read or understood is an error naming it;
+    /// the caller decides whether to go on with the defaults (the desktop does, logged).
+    pub fn load(data_dir: &Path) -> Result<Self, SettingsFileError> {
+        let path = data_dir.join(SETTINGS_FILE);
+        let fail = |message: String| SettingsFileError {
+            path: path.clone(),
+            message,
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => return Err(fail(e.to_string())),
+        };
+        let mut file: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&text).map_err(|e| fail(e.to_string()))?;
+        match file.remove("runtime") {
+            None | Some(serde_json::Value::Null) => Ok(Self::default()),
+            Some(v) => serde_json::from_value(v).map_err(|e| fail(format!("runtime: {e}"))),
+        }
+    }
+}
+
+/// A settings file that could not be read or understood.
+#[derive(Debug, thiserror::Error)]
+#[error("The settings file {path} could not be used: {message}")]
+pub struct SettingsFileError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
 /// Why an agent could not be assembled; each names what the operator should fix.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -307,6 +344,56 @@ mod tests {
         };
         let inv = load_inventory(&off, &env).unwrap();
         assert!(!inv.targets().any(|t| t.slug.to_string().contains("web1")));
+    }
+
+    /// The file the desktop writes (tauri-plugin-store: `runtime` and `auth` entries) is
+    /// what the CLI reads: every limit and the model settings, whatever else the file holds.
+    #[test]
+    fn the_desktop_settings_file_is_read_with_its_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            RuntimeSettings::load(dir.path()).unwrap().limits,
+            Limits::default(),
+            "no file: the defaults"
+        );
+        for (text, request, idle) in [
+            (
+                r#"{"runtime":{"llm":{"idle_timeout_secs":3},"limits":{"model_request_secs":4}},"auth":{}}"#,
+                Some(4),
+                Some(3),
+            ),
+            (
+                r#"{"auth":{"issuer":"x"},"runtime":{"limits":{"model_request_secs":9,"turn_deadline_mins":2}}}"#,
+                Some(9),
+                None,
+            ),
+            (r#"{"auth":{}}"#, None, None),
+            (r#"{"runtime":null}"#, None, None),
+            ("{}", None, None),
+        ] {
+            std::fs::write(dir.path().join(SETTINGS_FILE), text).unwrap();
+            let s = RuntimeSettings::load(dir.path()).unwrap();
+            assert_eq!(s.limits.model_request_secs, request, "{text}");
+            assert_eq!(s.llm.idle_timeout_secs, idle, "{text}");
+            let applied = s.limits.apply(AgentConfig::default());
+            if let Some(r) = request {
+                assert_eq!(
+                    applied.model_retry.max_total,
+                    std::time::Duration::from_secs(r)
+                );
+            }
+        }
+        // Not understood: an error naming the file (never silently other limits).
+        for bad in [
+            "not json",
+            "[]",
+            r#"{"runtime":{"limits":{"model_request_secs":"soon"}}}"#,
+            r#"{"runtime":7}"#,
+        ] {
+            std::fs::write(dir.path().join(SETTINGS_FILE), bad).unwrap();
+            let err = RuntimeSettings::load(dir.path()).unwrap_err();
+            assert!(err.to_string().contains(SETTINGS_FILE), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -64,6 +64,7 @@ async fn continue_finished_inner(agent: &Agent) -> Result<usize, AgentError> {
             session,
             &notes::execution_result_for_resume(&texts, plan_in_flight),
         )?;
+        mark_resumed(agent, session)?;
         // Marked after the turn ran, whatever it produced (the note carrying the result is in
         // the transcript the model read), and before the permit is given back, so no other
         // resume can take them as undelivered. A crash before this re-queues them (I14).
@@ -151,16 +152,26 @@ pub(crate) async fn reconnect(agent: &Agent, session: SessionId) -> Result<bool,
     {
         return Ok(false);
     }
+    if was_resumed(agent, session)? {
+        return Ok(false);
+    }
     let Some(permit) = agent.inner.gates.try_acquire(&agent.inner.store, session) else {
         return Ok(false);
     };
     let last = store.last_user_message(session)?.map(|m| m.text);
     let in_flight = store.current_plan(session)?.in_flight();
-    add_note(
-        agent,
-        session,
-        &notes::reconnect(last.as_deref(), in_flight),
-    )?;
+    // Results the model has not seen (a command a crash ended) go in this one resume, not in
+    // a second turn of the continuation worker.
+    let results = pending_by_session(agent)?
+        .remove(&session)
+        .unwrap_or_default();
+    let mut note = notes::reconnect(last.as_deref(), in_flight);
+    if !results.is_empty() {
+        let texts: Vec<String> = results.iter().map(|r| r.1.clone()).collect();
+        note.push_str("\n\n");
+        note.push_str(&notes::execution_result_for_resume(&texts, in_flight));
+    }
+    add_note(agent, session, &note)?;
     agent.emit(AgentEvent::TaskStatus {
         session_id: session,
         status: crate::convert::session_status(row.status),
@@ -168,5 +179,31 @@ pub(crate) async fn reconnect(agent: &Agent, session: SessionId) -> Result<bool,
         summary: None,
         approval_open: store.active_approval_window(session)?.is_some(),
     });
-    Ok(run_turn(agent, session, permit, TurnFlags::auto()).await)
+    mark_resumed(agent, session)?;
+    let ran = run_turn(agent, session, permit, TurnFlags::auto()).await;
+    // As the worker does: marked after the turn ran, so a crash before re-queues them (I14).
+    for (id, ..) in &results {
+        store.mark_execution_continued(*id, ContinuedVia::Resume)?;
+    }
+    Ok(ran)
+}
+
+/// Records that an automatic resume took up `session`'s work in this process.
+fn mark_resumed(agent: &Agent, session: SessionId) -> Result<(), AgentError> {
+    agent
+        .inner
+        .resumed
+        .lock()
+        .map_err(|_| AgentError::Poisoned)?
+        .insert(session);
+    Ok(())
+}
+
+fn was_resumed(agent: &Agent, session: SessionId) -> Result<bool, AgentError> {
+    Ok(agent
+        .inner
+        .resumed
+        .lock()
+        .map_err(|_| AgentError::Poisoned)?
+        .contains(&session))
 }

@@ -73,10 +73,17 @@ async fn open_agent() -> Result<Agent, CliError> {
         nomos_store::default_data_dir().map_err(|e| CliError::Core(e.code(), e.to_string()))?;
     let store =
         Store::open_in_dir(&data_dir).map_err(|e| CliError::Core(e.code(), e.to_string()))?;
+    // The operator's settings from the desktop's Settings view (model, inventory, limits such
+    // as the model request deadline) apply here too; an unreadable file is said, and the
+    // defaults apply, as in the desktop.
+    let settings = setup::RuntimeSettings::load(&data_dir).unwrap_or_else(|e| {
+        eprintln!("{e}; using the default settings.");
+        setup::RuntimeSettings::default()
+    });
     let agent = setup::assemble_from_settings(
         store,
         &data_dir,
-        &setup::RuntimeSettings::default(),
+        &settings,
         &nomos_llm::ProcessEnv,
         None,
         AgentConfig::default(),

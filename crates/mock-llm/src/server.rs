@@ -224,6 +224,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         return plain(StatusCode::OK, "mock-llm ok\n");
     } else if method == "GET" && path == REQUESTS_PATH {
         return recorded_requests(&shared);
+    } else if method == "GET" && path == "/requests" {
+        return traffic(&shared);
     } else {
         return plain(StatusCode::NOT_FOUND, "mock-llm: unknown path\n");
     };
@@ -394,7 +396,38 @@ fn recorded_requests(shared: &Shared) -> Response {
             }
         }
     }
-    let body = serde_json::to_string(&requests).unwrap_or_else(|_| "[]".to_owned());
+    json(serde_json::to_string(&requests).unwrap_or_else(|_| "[]".to_owned()))
+}
+
+/// `GET /requests`: what a test driving the server from another process (the end-to-end
+/// tests, through `nomos mock-llm`) needs to count model requests and see failed checks. Each
+/// request's path, the step that answered and the last operator and tool texts; headers are
+/// left out (they carry the client's key).
+fn traffic(shared: &Shared) -> Response {
+    let inner = shared.lock();
+    let requests: Vec<serde_json::Value> = inner
+        .requests
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "seq": r.seq,
+                "path": r.path,
+                "step": r.step,
+                "last_user": r.last_user_text(),
+                "last_tool_result": r.last_tool_result(),
+            })
+        })
+        .collect();
+    let body = serde_json::json!({
+        "count": inner.requests.len(),
+        "requests": requests,
+        "failures": inner.failures,
+    });
+    drop(inner);
+    json(body.to_string())
+}
+
+fn json(body: String) -> Response {
     let mut r = Response::new(Body::from(body));
     r.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,

@@ -62,7 +62,7 @@ class LiveSession {
     this.errors = [];
     this.notice = null;
     this.loadError = null;
-    this.busy = false;
+    this.busy = id !== null && this.#turnRunning.get(id) === true;
     this.approvalIds = [];
     this.planCards = [];
     this.paused = false;
@@ -279,17 +279,16 @@ class LiveSession {
         this.busy = false;
         this.notice = null;
         this.streaming = {};
-        // A turn that ends (failed, stopped) with its reply still empty deletes that row in
-        // the store (I11) and sends no message for it: its progress bubble goes too. A reply
-        // that was kept arrived finished, as a `message`, before `done`.
-        if (view?.messages.some(isEmptyPending)) this.view = { ...view, messages: view.messages.filter((m) => !isEmptyPending(m)) };
+        // The turn is over, so the store holds no pending row of it: a row it kept came back
+        // as a finished `message` before this; one it dropped (an empty reply, an attempt
+        // that failed or was stopped with nothing kept) sends no event, and its "Thinking…"
+        // bubble would stay forever.
+        if (view?.messages.some((m) => m.pending)) {
+          this.view = { ...view, messages: view.messages.filter((m) => !m.pending) };
+        }
         break;
     }
   }
-}
-
-function isEmptyPending(m: Message): boolean {
-  return m.role === 'assistant' && m.pending && m.text === '' && m.tool_calls.length === 0;
 }
 
 /** Events whose change is part of the stored view (not the live-only stream of a turn). */

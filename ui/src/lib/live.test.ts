@@ -121,6 +121,76 @@ describe('live session', () => {
     expect(live.notice).toBeNull();
   });
 
+  it('a turn that ends leaves no pending bubble, whatever ended it', () => {
+    const pending = (id: number, text = '') => ({
+      type: 'message' as const,
+      session_id: 7,
+      message: { id, role: 'assistant' as const, text, pending: true, auto: false, error: null, tool_calls: [], created_at_ms: 1 },
+    });
+    const retrying = (id: number) => ({
+      type: 'model_retrying' as const,
+      session_id: 7,
+      message_id: id,
+      attempt: 2,
+      max_attempts: 4,
+      delay_ms: 500,
+      code: 'llm.stream_cut' as const,
+      notice: "the model's reply was cut — retrying (2/4)",
+    });
+    const error = { type: 'error' as const, session_id: 7, code: 'llm.provider_error' as const, message: 'HTTP 500', retryable: true };
+    // Each way a turn's last iteration ends with its row dropped by the store (no event for it).
+    const endings: AgentEvent[][] = [
+      [pending(99), error], // a 500 on every attempt
+      [pending(99), { type: 'text_delta', session_id: 7, message_id: 99, delta: 'Checking' }, retrying(99), error], // cut streams
+      [{ type: 'text_delta', session_id: 7, message_id: 99, delta: 'Checking' }, retrying(99), error], // a bubble made by a delta
+      [pending(99)], // empty replies, or a stop: done without an error event
+      [
+        // A kept reply, then a next iteration dropped.
+        pending(98, 'Checking'),
+        { type: 'message', session_id: 7, message: { id: 98, role: 'assistant', text: 'Checking', pending: false, auto: false, error: null, tool_calls: [], created_at_ms: 1 } },
+        pending(99),
+        error,
+      ],
+    ];
+    for (const [i, events] of endings.entries()) {
+      live.view = structuredClone(view);
+      live.apply({ type: 'turn_started', session_id: 7, auto: false });
+      for (const e of events) live.apply(e);
+      expect(live.view?.messages.some((m) => m.pending), `ending ${i}: before done`).toBe(true);
+      live.apply({ type: 'done', session_id: 7, error: i !== 3 });
+      expect(live.view?.messages.filter((m) => m.pending), `ending ${i}`).toEqual([]);
+      expect(live.view?.messages.map((m) => m.id), `ending ${i}: kept rows stay`).toEqual(i === 4 ? [98] : []);
+    }
+  });
+
+  it('a session opened while its turn runs shows it busy, until its done', async () => {
+    // A new task: the turn starts before its chat opens. Coming back to a working session.
+    for (const [before, id] of [
+      [null, 31],
+      [7, 32],
+    ] as const) {
+      await live.open(before);
+      live.apply({ type: 'turn_started', session_id: id, auto: false });
+      expect(live.busy, `${id}: another session's turn`).toBe(false);
+      await live.open(id);
+      expect(live.busy, `${id}: opened mid-turn`).toBe(true);
+      await live.open(7);
+      expect(live.busy, `${id}: away again`).toBe(false);
+      await live.open(id);
+      expect(live.busy, `${id}: back again`).toBe(true);
+      live.apply({ type: 'done', session_id: id, error: false });
+      expect(live.busy).toBe(false);
+      await live.open(7);
+      await live.open(id);
+      expect(live.busy, `${id}: reopened after its done`).toBe(false);
+    }
+    // A done heard while elsewhere ends it too.
+    live.apply({ type: 'turn_started', session_id: 33, auto: true });
+    live.apply({ type: 'done', session_id: 33, error: true });
+    await live.open(33);
+    expect(live.busy).toBe(false);
+  });
+
   it('ignores events of other sessions', () => {
     live.apply({ type: 'text_delta', session_id: 8, message_id: 1, delta: 'x' } as AgentEvent);
     expect(live.view?.messages).toHaveLength(0);

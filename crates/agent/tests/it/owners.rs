@@ -8,7 +8,7 @@ use std::time::Duration;
 use nomos_agent::{Agent, AgentConfig, AgentParts};
 use nomos_exec::{Executor, ExecutorConfig, Inventory};
 use nomos_llm::{OpenAiConfig, OpenAiProvider};
-use nomos_mock_llm::{MockServer, Reply, Script, Step};
+use nomos_mock_llm::{Expect, MockServer, Reply, Script, Step};
 use nomos_store::{ExecStatus, Store};
 
 use crate::support::*;
@@ -266,4 +266,82 @@ async fn i24_a_rebuilt_agent_on_the_same_store_does_not_overlap_the_old_ones_tur
     first.await.unwrap().unwrap();
     // Released at the end of the turn: the rebuilt agent's turn can run now.
     assert_eq!(h.store().turn_lease_holder(session).unwrap(), None);
+}
+
+/// An owner that dies (kill -9) with `sleep 600` running in the background of an approved
+/// plan; returns the session and the command's process group.
+fn crashed_with_a_running_command(path: std::path::PathBuf) -> (i64, i32) {
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let out = rt.block_on(async {
+            let server = MockServer::start(Script::new(vec![
+                plan(&[("Wait for the backup", "host:local")]),
+                run("sleep 600"),
+                text("It continues in the background."),
+            ]))
+            .await
+            .unwrap();
+            let a = second_agent(&path, &server.base_url(), background_config());
+            let session = a.send(None, "wait for the backup").await.unwrap();
+            a.send(Some(session), "yes").await.unwrap();
+            let e = a.store().executions(session).unwrap()[0].clone();
+            assert_eq!(e.status, ExecStatus::Running, "{e:?}");
+            (session, i32::try_from(e.pgid.unwrap()).unwrap())
+        });
+        drop(rt);
+        out
+    })
+    .join()
+    .unwrap()
+}
+
+/// After a crash, the cut work is taken up once: by the continuation worker (the killed
+/// command's result) or by a face's reconnect (I12), whichever comes first, never both; and
+/// a second reconnect starts nothing. The one resume carries the command's fate (found by the
+/// crash e2e: the app resumed the session twice after a kill -9).
+#[test]
+fn i14_i12_after_a_crash_the_session_is_resumed_once_whichever_resume_comes_first() {
+    for reconnect_first in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (session, pgid) = crashed_with_a_running_command(dir.path().to_path_buf());
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let mut resume = text("The backup wait was cut by a restart.").expect(
+                Expect::LastUserContains("The Nomos process that ran it exited".into()),
+            );
+            if reconnect_first {
+                resume = resume.expect(Expect::LastUserContains(
+                    "The connection to the operator was interrupted".into(),
+                ));
+            }
+            let server = MockServer::start(Script::new(vec![resume])).await.unwrap();
+            let b = second_agent(dir.path(), &server.base_url(), test_config());
+            let report = b.recover().unwrap();
+            assert_eq!(report.pending_continuations.len(), 1);
+            assert!(!group_alive(pgid));
+            let (first, then) = if reconnect_first {
+                (
+                    usize::from(b.reconnect(session).await.unwrap()),
+                    b.continue_finished().await.unwrap(),
+                )
+            } else {
+                (
+                    b.continue_finished().await.unwrap(),
+                    usize::from(b.reconnect(session).await.unwrap()),
+                )
+            };
+            assert_eq!((first, then), (1, 0), "reconnect first: {reconnect_first}");
+            assert!(!b.reconnect(session).await.unwrap(), "a second reconnect");
+            assert_eq!(b.continue_finished().await.unwrap(), 0);
+            assert_eq!(
+                server.request_count(),
+                1,
+                "reconnect first: {reconnect_first}"
+            );
+            assert!(server.failures().is_empty(), "{:?}", server.failures());
+            let e = b.store().executions(session).unwrap()[0].clone();
+            assert_eq!(e.continued_via, Some(nomos_store::ContinuedVia::Resume));
+            assert!(b.store().pending_continuations().unwrap().is_empty());
+        });
+    }
 }

@@ -517,3 +517,49 @@ async fn a_hook_step_is_built_from_the_request_it_answers() {
         "{failures:?}"
     );
 }
+
+/// `GET /requests` lets a test in another process count the model requests and read the
+/// failed checks; it never shows the client's credential.
+#[tokio::test]
+async fn the_traffic_is_readable_over_http_without_headers() {
+    let server = MockServer::start(Script::new([
+        Step::text("one"),
+        Step::text("two").expect(Expect::LastUserContains("never sent".into())),
+    ]))
+    .await
+    .unwrap();
+    let traffic = || async {
+        let r = reqwest::get(format!("{}/requests", server.root_url()))
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        r.json::<Value>().await.unwrap()
+    };
+    assert_eq!(traffic().await["count"], 0);
+    let url = format!("{}/chat/completions", server.base_url());
+    for _ in 0..3 {
+        post(url.clone(), chat(true)).await;
+    }
+    let t = traffic().await;
+    assert_eq!(t["count"], 3, "{t}");
+    let steps: Vec<Value> = t["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["step"].clone())
+        .collect();
+    assert_eq!(steps, vec![json!(0), json!(1), Value::Null]);
+    assert_eq!(t["requests"][0]["last_user"], "hello");
+    assert_eq!(t["requests"][0]["path"], "/v1/chat/completions");
+    let failures = t["failures"].as_array().unwrap();
+    assert_eq!(
+        failures.len(),
+        2,
+        "a failed check and an exhausted script: {t}"
+    );
+    assert!(!t.to_string().contains("k1"), "no header in {t}");
+    // Reading it is not a model request.
+    assert_eq!(traffic().await["count"], 3);
+    assert_eq!(server.request_count(), 3);
+    server.shutdown().await;
+}

@@ -54,6 +54,28 @@ describe('run card', () => {
     expect(runs.map((p) => (p.kind === 'run' ? p.execution?.exit_code : null))).toEqual([3, 0]);
   });
 
+  it("shows the recorded reason a run failed, whatever its output, and none when there is none", () => {
+    const reasons = [
+      'The Nomos process that ran it exited; its process group 4242 was killed. Its result was not captured: check the target before running it again.',
+      'Nomos stopped before this command finished; its result was not captured. Check the target before running it again.',
+      'spawn failed: No such file or directory',
+    ];
+    for (const [i, why] of reasons.entries()) {
+      for (const [status, stdout] of [
+        ['failed', ''],
+        ['failed', 'partial line'],
+        ['cancelled', ''],
+        ['timed_out', 'tick'],
+      ] as const) {
+        render(ToolCallCard, { call: call('c'), execution: execution(i + 1, 'c', status, null, { stdout, error: why }) });
+        expect(screen.getByTestId('run-error').textContent, `${status} ${stdout}`).toBe(why);
+        cleanup();
+      }
+    }
+    render(ToolCallCard, { call: call('c'), execution: execution(9, 'c', 'failed', 3, { stdout: '' }) });
+    expect(screen.queryByTestId('run-error')).toBeNull();
+  });
+
   it('shows target, the exact command that runs, class with reason, exit code and duration', () => {
     render(ToolCallCard, { call: call('c'), execution: execution(1, 'c', 'finished', 0) });
     expect(screen.getByTestId('run-target').textContent).toBe('host:web1');
