@@ -284,7 +284,7 @@ async fn save_settings<R: tauri::Runtime>(
     state: State<'_, AppState>,
     settings: Settings,
 ) -> Result<SettingsView, IpcError> {
-    let saved = settings::from_wire(settings);
+    let saved = settings::from_wire(settings)?;
     settings::save(&app, &state.data_dir, &saved)?;
     state.apply(&app, &saved).await;
     Ok(settings_view(&app, &state))
@@ -396,7 +396,7 @@ async fn test_connection(
     state: State<'_, AppState>,
     settings: Settings,
 ) -> Result<ConnectionCheck, IpcError> {
-    let saved = settings::from_wire(settings);
+    let saved = settings::from_wire(settings)?;
     let token: Option<std::sync::Arc<dyn nomos_llm::TokenSource>> = if saved.auth.model_uses_sign_in
     {
         state

@@ -34,7 +34,8 @@ pub use session::{
     SnippetPart,
 };
 pub use settings::{
-    AuthStatusView, ConnectionCheck, ProviderKind, Settings, SettingsView, SignInState,
+    AuthStatusView, ConnectionCheck, DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS, ProviderKind,
+    Settings, SettingsView, SignInState,
 };
 
 /// Facts about the running application, shown in the UI's about/status area.
