@@ -102,6 +102,38 @@ pub fn slice(s: store::GraphSlice, touched: Vec<String>) -> wire::GraphSliceView
     out
 }
 
+/// The start screen's overview (recent sessions converted by the caller).
+pub fn home(o: store::HomeOverview, sessions: Vec<wire::SessionSummary>) -> wire::HomeOverviewView {
+    wire::HomeOverviewView {
+        graph: slice(o.graph, Vec::new()),
+        targets: o
+            .targets
+            .into_iter()
+            .map(|t| wire::TargetAuditView {
+                slug: t.slug,
+                kind: t.kind,
+                last_audited_at_ms: t.last_audited_at_ms,
+            })
+            .collect(),
+        more_targets: o.more_targets,
+        sessions,
+        approvals: o
+            .approvals
+            .into_iter()
+            .map(|a| wire::WaitingApprovalView {
+                execution_id: a.execution_id,
+                session_id: a.session_id,
+                session_title: a.session_title,
+                target: a.target,
+                command: a.command,
+                class: class(a.class),
+                created_at_ms: a.created_at_ms,
+            })
+            .collect(),
+        more_approvals: o.more_approvals,
+    }
+}
+
 /// A column index; slices are capped far below `u32::MAX` (`MAX_GRAPH_NODES`).
 fn idx(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)

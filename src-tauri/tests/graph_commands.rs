@@ -216,3 +216,29 @@ fn graph_ledger_and_dependents_reach_the_webview() {
     assert_eq!(m["targets"], json!(["host:web-01"]));
     assert_eq!(m["cells"][0]["runs"], 1);
 }
+
+#[test]
+fn the_home_overview_reaches_the_webview_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (session, _message) = seed(dir.path());
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let home = invoke(&window, "home_overview", json!({})).unwrap();
+    // 33 entities: the small graph holds the 40 newest, so all of them, with their relations.
+    assert_eq!(len(&home["graph"], "node_ids"), 33);
+    assert_eq!(len(&home["graph"], "edge_ids"), 31);
+    let targets: Vec<(&str, &Value)> = home["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["slug"].as_str().unwrap(), &t["last_audited_at_ms"]))
+        .collect();
+    assert_eq!(
+        targets,
+        [("host:big", &Value::Null), ("host:web-01", &Value::Null)],
+        "targets only, never audited first"
+    );
+    assert_eq!(home["sessions"][0]["id"], session);
+    assert_eq!(home["sessions"][0]["title"], "Check nginx");
+    assert_eq!(home["approvals"], json!([]));
+    assert_eq!(home["more_approvals"], false);
+}

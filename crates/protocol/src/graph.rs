@@ -346,3 +346,43 @@ pub struct DependentsView {
     /// More than returned.
     pub more: bool,
 }
+
+/// An execution target on the start screen and its last audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TargetAuditView {
+    pub slug: String,
+    pub kind: String,
+    /// `null`: never audited.
+    #[ts(type = "number | null")]
+    pub last_audited_at_ms: Option<i64>,
+}
+
+/// A command waiting for the operator's approval (the link opens its session at the card).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WaitingApprovalView {
+    #[ts(type = "number")]
+    pub execution_id: i64,
+    #[ts(type = "number")]
+    pub session_id: i64,
+    pub session_title: String,
+    pub target: String,
+    /// Display copy (secrets redacted).
+    pub command: String,
+    pub class: CommandClass,
+    #[ts(type = "number")]
+    pub created_at_ms: i64,
+}
+
+/// The start screen's overview: a small graph (the entities changed last), targets by last
+/// audit (never first, then oldest), recent sessions and the commands waiting for approval.
+/// Every list is bounded; the `more_*` flags say when there is more than shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct HomeOverviewView {
+    pub graph: GraphSliceView,
+    pub targets: Vec<TargetAuditView>,
+    pub more_targets: bool,
+    /// Most recently active first.
+    pub sessions: Vec<crate::SessionSummary>,
+    pub approvals: Vec<WaitingApprovalView>,
+    pub more_approvals: bool,
+}

@@ -25,8 +25,8 @@ pub use error::{ErrorCode, IpcError};
 pub use graph::{
     AttributeChangeView, AttributeView, DependentView, DependentsView, EntityDetailsView,
     ExecutionMatrixView, GraphEdgeView, GraphNodeView, GraphQuery, GraphSliceView,
-    KnowledgeRefView, LedgerCursor, LedgerOutcome, LedgerPageView, LedgerQuery, LedgerRowView,
-    MatrixCellView, MatrixStepView,
+    HomeOverviewView, KnowledgeRefView, LedgerCursor, LedgerOutcome, LedgerPageView, LedgerQuery,
+    LedgerRowView, MatrixCellView, MatrixStepView, TargetAuditView, WaitingApprovalView,
 };
 pub use session::{
     ExportFormat, HitSource, ImportedSession, Outcome, SessionExportText, SessionHit,
@@ -92,6 +92,9 @@ pub fn typescript_bindings() -> String {
         GraphNodeView::decl(&cfg),
         GraphEdgeView::decl(&cfg),
         GraphSliceView::decl(&cfg),
+        TargetAuditView::decl(&cfg),
+        WaitingApprovalView::decl(&cfg),
+        HomeOverviewView::decl(&cfg),
         AttributeChangeView::decl(&cfg),
         AttributeView::decl(&cfg),
         KnowledgeRefView::decl(&cfg),

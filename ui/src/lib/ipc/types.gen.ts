@@ -469,6 +469,24 @@ next_after: number | null,
  */
 touched: Array<string>, };
 
+export type TargetAuditView = { slug: string, kind: string, 
+/**
+ * `null`: never audited.
+ */
+last_audited_at_ms: number | null, };
+
+export type WaitingApprovalView = { execution_id: number, session_id: number, session_title: string, target: string, 
+/**
+ * Display copy (secrets redacted).
+ */
+command: string, class: CommandClass, created_at_ms: number, };
+
+export type HomeOverviewView = { graph: GraphSliceView, targets: Array<TargetAuditView>, more_targets: boolean, 
+/**
+ * Most recently active first.
+ */
+sessions: Array<SessionSummary>, approvals: Array<WaitingApprovalView>, more_approvals: boolean, };
+
 export type AttributeChangeView = { id: number, key: string, 
 /**
  * `null`: the attribute was new.
