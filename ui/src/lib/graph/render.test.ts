@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FRAME_SAMPLES, FrameMeter, MIN_PIXEL_RATIO, SLOW_FRAME_MS, nextPixelRatio, overridePixelRatio, renderCost } from './render';
+import { FRAME_SAMPLES, FrameMeter, MIN_PIXEL_RATIO, SLOW_FRAME_MS, nextPixelRatio, overridePixelRatio, renderCost, skipHoverWhileDragging } from './render';
 
 describe('adaptive pixel ratio', () => {
   it('halves the ratio when the median frame is slow, down to the floor', () => {
@@ -55,5 +55,27 @@ describe('renderCost', () => {
     expect(renderCost(5000, 15000)).toEqual({ hideEdgesOnMove: true, hideLabelsOnMove: true, edgeType: 'line' });
     expect(renderCost(1000, 3000).hideEdgesOnMove).toBe(true);
     expect(renderCost(1000, 3000).edgeType).toBe('arrow');
+  });
+});
+
+describe('hover while dragging', () => {
+  it('finds no node (and reads no picking buffer) while the button is down, finds it otherwise', () => {
+    let reads = 0;
+    let down = false;
+    const renderer = {
+      under: 'host:web',
+      getNodeAtPosition(this: { under: string }, _p: { x: number; y: number }): string | null {
+        reads++;
+        return this.under;
+      },
+    };
+    skipHoverWhileDragging(renderer, () => down);
+    expect(renderer.getNodeAtPosition({ x: 1, y: 1 })).toBe('host:web');
+    down = true;
+    for (let i = 0; i < 50; i++) expect(renderer.getNodeAtPosition({ x: i, y: i })).toBeNull();
+    expect(reads).toBe(1);
+    down = false;
+    expect(renderer.getNodeAtPosition({ x: 2, y: 2 })).toBe('host:web');
+    expect(reads).toBe(2);
   });
 });

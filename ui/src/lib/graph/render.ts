@@ -80,3 +80,19 @@ export function renderCost(nodes: number, edges: number): RenderCost {
     edgeType: edges > 5000 ? 'line' : 'arrow',
   };
 }
+
+/** What `skipHoverWhileDragging` needs of a sigma renderer. */
+export interface HoverPicking {
+  getNodeAtPosition: (position: { x: number; y: number }) => string | null;
+}
+
+/** While the stage is dragged, sigma still looks for a node under the pointer at every mouse
+ * move (a read of its picking buffer, which waits for the GPU — the CPU on a software WebGL)
+ * and redraws its hover layer each time the pointer crosses a node: on a dense graph, two
+ * extra canvases per frame of a pan. Hovering is skipped while the button is down (a click
+ * still finds its node: sigma looks it up after the button is released). */
+export function skipHoverWhileDragging(renderer: object, dragging: () => boolean): void {
+  const r = renderer as HoverPicking;
+  const find = r.getNodeAtPosition.bind(renderer);
+  r.getNodeAtPosition = (position) => (dragging() ? null : find(position));
+}
