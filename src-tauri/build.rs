@@ -31,6 +31,7 @@ const COMMANDS: &[&str] = &[
     "execution_ledger",
     "target_dependents",
     "execution_matrix",
+    "home_overview",
 ];
 
 fn main() {

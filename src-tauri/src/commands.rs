@@ -47,7 +47,8 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         entity_details,
         execution_ledger,
         target_dependents,
-        execution_matrix
+        execution_matrix,
+        home_overview
     ]
 }
 
@@ -284,7 +285,7 @@ async fn save_settings<R: tauri::Runtime>(
     state: State<'_, AppState>,
     settings: Settings,
 ) -> Result<SettingsView, IpcError> {
-    let saved = settings::from_wire(settings);
+    let saved = settings::from_wire(settings)?;
     settings::save(&app, &state.data_dir, &saved)?;
     state.apply(&app, &saved).await;
     Ok(settings_view(&app, &state))
@@ -396,7 +397,7 @@ async fn test_connection(
     state: State<'_, AppState>,
     settings: Settings,
 ) -> Result<ConnectionCheck, IpcError> {
-    let saved = settings::from_wire(settings);
+    let saved = settings::from_wire(settings)?;
     let token: Option<std::sync::Arc<dyn nomos_llm::TokenSource>> = if saved.auth.model_uses_sign_in
     {
         state
@@ -496,4 +497,30 @@ async fn execution_matrix(
 ) -> Result<nomos_protocol::ExecutionMatrixView, IpcError> {
     let m = with_store(&state, move |store| store.execution_matrix(session_id)).await?;
     Ok(graph::matrix(m))
+}
+
+/// Recent sessions the start screen lists.
+const HOME_SESSIONS: u32 = 8;
+
+/// The start screen's overview: the entities changed last and their relations, targets by
+/// last audit, recent sessions and the commands waiting for approval (each bounded).
+#[tauri::command]
+async fn home_overview(
+    state: State<'_, AppState>,
+) -> Result<nomos_protocol::HomeOverviewView, IpcError> {
+    let (overview, sessions) = with_store(&state, move |store| {
+        store.read(|r| {
+            let overview = r.home_overview(nomos_store::HomeLimits::default())?;
+            let sessions = r.list_sessions(&SessionQuery {
+                search: None,
+                limit: HOME_SESSIONS,
+            })?;
+            Ok((overview, sessions))
+        })
+    })
+    .await?;
+    Ok(graph::home(
+        overview,
+        sessions.into_iter().map(dto::session_summary).collect(),
+    ))
 }

@@ -58,14 +58,103 @@ pub fn edge(r: store::Relation) -> wire::GraphEdgeView {
     }
 }
 
+/// The slice as columns (see `GraphSliceView`): kinds interned, edge ends as node indexes.
 pub fn slice(s: store::GraphSlice, touched: Vec<String>) -> wire::GraphSliceView {
-    wire::GraphSliceView {
-        nodes: s.nodes.into_iter().map(node).collect(),
-        edges: s.edges.into_iter().map(edge).collect(),
+    let n = s.nodes.len();
+    let mut out = wire::GraphSliceView {
+        node_ids: Vec::with_capacity(n),
+        node_slugs: Vec::with_capacity(n),
+        node_kinds: Vec::with_capacity(n),
+        node_updated_at_ms: Vec::with_capacity(n),
+        node_audited_at_ms: Vec::with_capacity(n),
         more_nodes: s.more_nodes,
         more_edges: s.more_edges,
         next_after: s.next_after,
         touched,
+        ..Default::default()
+    };
+    let mut kinds = Interner::default();
+    let mut index = std::collections::HashMap::with_capacity(n);
+    for node in s.nodes {
+        let e = node.entity;
+        index.insert(e.slug.clone(), idx(out.node_ids.len()));
+        out.node_ids.push(e.id);
+        out.node_kinds.push(kinds.get(&e.kind));
+        out.node_slugs.push(e.slug);
+        out.node_updated_at_ms.push(e.updated_at_ms);
+        out.node_audited_at_ms.push(node.last_audited_at_ms);
+    }
+    let mut relation_kinds = Interner::default();
+    for r in s.edges {
+        // The store returns only relations between returned nodes; one that is not would
+        // have no end to point at, so it is left out and flagged like a capped edge.
+        let (Some(&from), Some(&to)) = (index.get(&r.from), index.get(&r.to)) else {
+            out.more_edges = true;
+            continue;
+        };
+        out.edge_ids.push(r.id);
+        out.edge_from.push(from);
+        out.edge_to.push(to);
+        out.edge_kinds.push(relation_kinds.get(&r.kind));
+    }
+    out.kinds = kinds.names;
+    out.relation_kinds = relation_kinds.names;
+    out
+}
+
+/// The start screen's overview (recent sessions converted by the caller).
+pub fn home(o: store::HomeOverview, sessions: Vec<wire::SessionSummary>) -> wire::HomeOverviewView {
+    wire::HomeOverviewView {
+        graph: slice(o.graph, Vec::new()),
+        targets: o
+            .targets
+            .into_iter()
+            .map(|t| wire::TargetAuditView {
+                slug: t.slug,
+                kind: t.kind,
+                last_audited_at_ms: t.last_audited_at_ms,
+            })
+            .collect(),
+        more_targets: o.more_targets,
+        sessions,
+        approvals: o
+            .approvals
+            .into_iter()
+            .map(|a| wire::WaitingApprovalView {
+                execution_id: a.execution_id,
+                session_id: a.session_id,
+                session_title: a.session_title,
+                target: a.target,
+                command: a.command,
+                class: class(a.class),
+                created_at_ms: a.created_at_ms,
+            })
+            .collect(),
+        more_approvals: o.more_approvals,
+    }
+}
+
+/// A column index; slices are capped far below `u32::MAX` (`MAX_GRAPH_NODES`).
+fn idx(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// Names stored once, referred to by index.
+#[derive(Default)]
+struct Interner {
+    names: Vec<String>,
+    index: std::collections::HashMap<String, u32>,
+}
+
+impl Interner {
+    fn get(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = idx(self.names.len());
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), i);
+        i
     }
 }
 

@@ -13,6 +13,15 @@ use tauri_plugin_store::StoreExt as _;
 const FILE: &str = "settings.json";
 const RUNTIME: &str = "runtime";
 const AUTH: &str = "auth";
+const VIEW: &str = "view";
+
+/// Preferences of the views (no effect on the agent).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewSettings {
+    /// Days after which the graph marks a fact stale (empty: the default).
+    #[serde(default)]
+    pub stale_after_days: Option<u32>,
+}
 
 /// The sign-in provider (identifiers only; tokens live in the keyring).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +46,7 @@ impl AuthSettings {
 pub struct Saved {
     pub runtime: RuntimeSettings,
     pub auth: AuthSettings,
+    pub view: ViewSettings,
 }
 
 pub fn to_wire(s: &Saved) -> wire::Settings {
@@ -62,6 +72,23 @@ pub fn to_wire(s: &Saved) -> wire::Settings {
         command_timeout_secs: s.runtime.limits.command_timeout_secs,
         model_request_secs: s.runtime.limits.model_request_secs,
         turn_deadline_mins: s.runtime.limits.turn_deadline_mins,
+        stale_after_days: s.view.stale_after_days,
+    }
+}
+
+/// The stale threshold the operator typed: empty, or whole days within the accepted range.
+pub fn stale_after_days(days: Option<u32>) -> Result<Option<u32>, wire::IpcError> {
+    match days {
+        None => Ok(None),
+        Some(d) if (1..=wire::MAX_STALE_AFTER_DAYS).contains(&d) => Ok(Some(d)),
+        Some(d) => Err(wire::IpcError::new(
+            wire::ErrorCode::SettingsInvalid,
+            format!(
+                "The stale threshold must be between 1 and {} days (got {d}); leave it empty for {}.",
+                wire::MAX_STALE_AFTER_DAYS,
+                wire::DEFAULT_STALE_AFTER_DAYS
+            ),
+        )),
     }
 }
 
@@ -69,7 +96,11 @@ fn non_blank(s: Option<String>) -> Option<String> {
     s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }
 
-pub fn from_wire(s: wire::Settings) -> Saved {
+/// The form's settings, validated.
+pub fn from_wire(s: wire::Settings) -> Result<Saved, wire::IpcError> {
+    let view = ViewSettings {
+        stale_after_days: stale_after_days(s.stale_after_days)?,
+    };
     let mut runtime = RuntimeSettings::default();
     runtime.llm.provider = s.provider.map(|p| match p {
         wire::ProviderKind::OpenaiCompatible => nomos_llm::ProviderKind::OpenAiCompatible,
@@ -89,14 +120,15 @@ pub fn from_wire(s: wire::Settings) -> Saved {
         model_request_secs: s.model_request_secs,
         turn_deadline_mins: s.turn_deadline_mins,
     };
-    Saved {
+    Ok(Saved {
         runtime,
         auth: AuthSettings {
             issuer: non_blank(s.oidc_issuer),
             client_id: non_blank(s.oidc_client_id),
             model_uses_sign_in: s.model_uses_sign_in,
         },
-    }
+        view,
+    })
 }
 
 fn read<T: serde::de::DeserializeOwned>(value: Option<serde_json::Value>, what: &str) -> Option<T> {
@@ -116,15 +148,21 @@ pub fn load<R: tauri::Runtime>(app: &tauri::AppHandle<R>, data_dir: &Path) -> Sa
         Ok(store) => store,
         Err(e) => {
             tracing::warn!("settings store unavailable: {e}");
-            return Saved {
-                runtime: RuntimeSettings::default(),
-                auth: AuthSettings::default(),
-            };
+            return Saved::default();
         }
     };
     Saved {
         runtime: read(store.get(RUNTIME), "runtime").unwrap_or_default(),
         auth: read(store.get(AUTH), "sign-in").unwrap_or_default(),
+        // A threshold edited out of range in the file is ignored (logged), not obeyed.
+        view: read::<ViewSettings>(store.get(VIEW), "view")
+            .map(|v| ViewSettings {
+                stale_after_days: stale_after_days(v.stale_after_days).unwrap_or_else(|e| {
+                    tracing::warn!("view settings: {}", e.message);
+                    None
+                }),
+            })
+            .unwrap_or_default(),
     }
 }
 
@@ -149,6 +187,10 @@ pub fn save<R: tauri::Runtime>(
     store.set(
         AUTH,
         serde_json::to_value(&saved.auth).map_err(|e| fail(e.to_string()))?,
+    );
+    store.set(
+        VIEW,
+        serde_json::to_value(&saved.view).map_err(|e| fail(e.to_string()))?,
     );
     store.save().map_err(|e| fail(e.to_string()))
 }

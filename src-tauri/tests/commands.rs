@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use nomos_desktop::AppState;
-use serde_json::json;
+use serde_json::{Value, json};
 
 mod support;
 use support::{app, invoke};
@@ -139,6 +139,56 @@ fn settings_round_trip_and_the_agent_says_why_it_is_not_ready() {
     .unwrap();
     assert_eq!(saved["agent_ready"], false);
     assert_eq!(saved["agent_error"]["code"], "inventory.invalid", "{saved}");
+}
+
+/// The graph's stale threshold: saved in the settings file, read back, empty for the
+/// default, and refused (with the settings file untouched) outside 1–3650 days.
+#[test]
+fn the_stale_threshold_is_a_validated_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let form = |days: Value| json!({"settings": {"provider": null, "base_url": null, "model": null, "inventory_path": null, "import_ssh_config": false, "stale_after_days": days}});
+    let view = invoke(&window, "get_settings", json!({})).unwrap();
+    assert_eq!(view["settings"]["stale_after_days"], Value::Null, "default");
+    // Absent from an older form: the default, not an error.
+    let old = invoke(
+        &window,
+        "save_settings",
+        json!({"settings": {"provider": null, "base_url": null, "model": null, "inventory_path": null, "import_ssh_config": false}}),
+    )
+    .unwrap();
+    assert_eq!(old["settings"]["stale_after_days"], Value::Null);
+    for days in [1, 7, 90, 3650] {
+        let saved = invoke(&window, "save_settings", form(json!(days))).unwrap();
+        assert_eq!(saved["settings"]["stale_after_days"], days);
+        let read = invoke(&window, "get_settings", json!({})).unwrap();
+        assert_eq!(read["settings"]["stale_after_days"], days);
+    }
+    let text = std::fs::read_to_string(dir.path().join("settings.json")).unwrap();
+    assert!(
+        text.contains("\"stale_after_days\": 3650") || text.contains("\"stale_after_days\":3650"),
+        "{text}"
+    );
+    for bad in [json!(0), json!(3651), json!(u32::MAX)] {
+        let err = invoke(&window, "save_settings", form(bad.clone())).unwrap_err();
+        assert_eq!(err["code"], "settings.invalid", "{bad}: {err}");
+        assert!(err["message"].as_str().unwrap().contains("3650"), "{err}");
+        let read = invoke(&window, "get_settings", json!({})).unwrap();
+        assert_eq!(read["settings"]["stale_after_days"], 3650, "{bad} left it");
+    }
+    // Not a whole number of days: the form's type refuses it before the shell sees it.
+    for bad in [json!(-1), json!(1.5), json!("30")] {
+        assert!(
+            invoke(&window, "save_settings", form(bad.clone())).is_err(),
+            "{bad}"
+        );
+    }
+    let saved = invoke(&window, "save_settings", form(Value::Null)).unwrap();
+    assert_eq!(
+        saved["settings"]["stale_after_days"],
+        Value::Null,
+        "cleared"
+    );
 }
 
 #[test]

@@ -89,6 +89,11 @@ fn seed(dir: &std::path::Path) -> (i64, i64) {
     (s, m.id)
 }
 
+/// The length of a column of a graph slice.
+fn len(slice: &Value, col: &str) -> usize {
+    slice[col].as_array().unwrap().len()
+}
+
 #[test]
 fn graph_ledger_and_dependents_reach_the_webview() {
     let dir = tempfile::tempdir().unwrap();
@@ -101,9 +106,45 @@ fn graph_ledger_and_dependents_reach_the_webview() {
         json!({"query": {"touched_by": session}}),
     )
     .unwrap();
-    assert_eq!(slice["nodes"].as_array().unwrap().len(), 33);
-    assert_eq!(slice["edges"].as_array().unwrap().len(), 31);
+    assert_eq!(len(&slice, "node_ids"), 33);
+    assert_eq!(len(&slice, "edge_ids"), 31);
     assert_eq!(slice["more_nodes"], false);
+    // Every node column has one entry per node, every edge column one per edge.
+    for col in [
+        "node_slugs",
+        "node_kinds",
+        "node_updated_at_ms",
+        "node_audited_at_ms",
+    ] {
+        assert_eq!(len(&slice, col), 33, "{col}");
+    }
+    for col in ["edge_from", "edge_to", "edge_kinds"] {
+        assert_eq!(len(&slice, col), 31, "{col}");
+    }
+    // Decoded through the indexes, the columns say `service:nginx -runs_on-> host:web-01`.
+    let col = |name: &str, i: usize| slice[name][i].clone();
+    let at = |name: &str, v: &Value| v.as_u64().map(|i| slice[name][i as usize].clone()).unwrap();
+    let edges: Vec<(Value, Value, Value)> = (0..31)
+        .map(|i| {
+            (
+                at("node_slugs", &col("edge_from", i)),
+                at("relation_kinds", &col("edge_kinds", i)),
+                at("node_slugs", &col("edge_to", i)),
+            )
+        })
+        .collect();
+    assert!(edges.contains(&(
+        json!("service:nginx"),
+        json!("runs_on"),
+        json!("host:web-01")
+    )));
+    let kinds: Vec<Value> = (0..33)
+        .map(|i| at("kinds", &col("node_kinds", i)))
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| **k == json!("host")).count(), 2);
+    assert_eq!(kinds.iter().filter(|k| **k == json!("service")).count(), 31);
+    assert_eq!(len(&slice, "kinds"), 2, "each kind name once");
+    assert_eq!(len(&slice, "relation_kinds"), 1);
     let touched: Vec<&str> = slice["touched"]
         .as_array()
         .unwrap()
@@ -114,7 +155,7 @@ fn graph_ledger_and_dependents_reach_the_webview() {
 
     // A bounded page, and the caps applied to what is asked.
     let page = invoke(&window, "graph_slice", json!({"query": {"max_nodes": 5}})).unwrap();
-    assert_eq!(page["nodes"].as_array().unwrap().len(), 5);
+    assert_eq!(len(&page, "node_ids"), 5);
     assert_eq!(page["more_nodes"], true);
     assert!(page["next_after"].as_i64().is_some());
     let huge = invoke(
@@ -123,11 +164,7 @@ fn graph_ledger_and_dependents_reach_the_webview() {
         json!({"query": {"max_nodes": 4_000_000_000u32, "depth": 200, "focus": "host:big"}}),
     )
     .unwrap();
-    assert_eq!(
-        huge["nodes"].as_array().unwrap().len(),
-        31,
-        "depth clamps, caps hold"
-    );
+    assert_eq!(len(&huge, "node_ids"), 31, "depth clamps, caps hold");
     let err = invoke(
         &window,
         "graph_slice",
@@ -178,4 +215,30 @@ fn graph_ledger_and_dependents_reach_the_webview() {
     let m = invoke(&window, "execution_matrix", json!({"sessionId": session})).unwrap();
     assert_eq!(m["targets"], json!(["host:web-01"]));
     assert_eq!(m["cells"][0]["runs"], 1);
+}
+
+#[test]
+fn the_home_overview_reaches_the_webview_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (session, _message) = seed(dir.path());
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let home = invoke(&window, "home_overview", json!({})).unwrap();
+    // 33 entities: the small graph holds the 40 newest, so all of them, with their relations.
+    assert_eq!(len(&home["graph"], "node_ids"), 33);
+    assert_eq!(len(&home["graph"], "edge_ids"), 31);
+    let targets: Vec<(&str, &Value)> = home["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["slug"].as_str().unwrap(), &t["last_audited_at_ms"]))
+        .collect();
+    assert_eq!(
+        targets,
+        [("host:big", &Value::Null), ("host:web-01", &Value::Null)],
+        "targets only, never audited first"
+    );
+    assert_eq!(home["sessions"][0]["id"], session);
+    assert_eq!(home["sessions"][0]["title"], "Check nginx");
+    assert_eq!(home["approvals"], json!([]));
+    assert_eq!(home["more_approvals"], false);
 }

@@ -140,6 +140,7 @@ error_codes! {
     LlmTls = "llm.tls" => false;
     LlmUnauthorized = "llm.unauthorized" => false;
     SessionTitleEmpty = "session.title_empty" => false;
+    SettingsInvalid = "settings.invalid" => false;
     SettingsJson = "settings.json" => false;
     SettingsNoEndpoint = "settings.no_endpoint" => false;
     SettingsSave = "settings.save" => false;

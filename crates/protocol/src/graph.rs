@@ -71,15 +71,43 @@ pub struct GraphEdgeView {
     pub session_id: Option<i64>,
 }
 
-/// A bounded piece of the graph.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+/// A bounded piece of the graph, as columns: one entry per node in the `node_*` arrays and one
+/// per edge in the `edge_*` arrays, kinds as indexes into a table of names and edge ends as
+/// indexes into the node columns. A 5,000-node / 15,000-edge slice is a quarter of the bytes of
+/// one object per node and edge (slugs repeated at both ends of every edge), and the view
+/// decodes it without a JSON object per item (DESIGN §14: first render ≤ 1 s).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct GraphSliceView {
-    pub nodes: Vec<GraphNodeView>,
-    /// Only relations between returned nodes.
-    pub edges: Vec<GraphEdgeView>,
+    /// Entity ids.
+    #[ts(type = "number[]")]
+    pub node_ids: Vec<i64>,
+    /// `kind:name` of each node (the graph view's key and label).
+    pub node_slugs: Vec<String>,
+    /// Index into `kinds` of each node's kind.
+    pub node_kinds: Vec<u32>,
+    /// Each node's last change (an attribute or its creation), ms since the epoch.
+    #[ts(type = "number[]")]
+    pub node_updated_at_ms: Vec<i64>,
+    /// Each node's last audit (an investigation or audit-tagged entry about it).
+    #[ts(type = "(number | null)[]")]
+    pub node_audited_at_ms: Vec<Option<i64>>,
+    /// Entity kind names, each once.
+    pub kinds: Vec<String>,
+    /// Relation ids.
+    #[ts(type = "number[]")]
+    pub edge_ids: Vec<i64>,
+    /// Index into the node columns of each edge's source.
+    pub edge_from: Vec<u32>,
+    /// Index into the node columns of each edge's destination.
+    pub edge_to: Vec<u32>,
+    /// Index into `relation_kinds` of each edge's kind.
+    pub edge_kinds: Vec<u32>,
+    /// Relation kind names, each once.
+    pub relation_kinds: Vec<String>,
     /// More nodes matched than were returned.
     pub more_nodes: bool,
-    /// More edges joined the returned nodes than were returned.
+    /// More edges joined the returned nodes than were returned (or an edge's end was not
+    /// among the nodes and was left out).
     pub more_edges: bool,
     /// Ask again with `after` = this for the next page.
     #[ts(type = "number | null")]
@@ -317,4 +345,44 @@ pub struct DependentsView {
     pub dependents: Vec<DependentView>,
     /// More than returned.
     pub more: bool,
+}
+
+/// An execution target on the start screen and its last audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TargetAuditView {
+    pub slug: String,
+    pub kind: String,
+    /// `null`: never audited.
+    #[ts(type = "number | null")]
+    pub last_audited_at_ms: Option<i64>,
+}
+
+/// A command waiting for the operator's approval (the link opens its session at the card).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WaitingApprovalView {
+    #[ts(type = "number")]
+    pub execution_id: i64,
+    #[ts(type = "number")]
+    pub session_id: i64,
+    pub session_title: String,
+    pub target: String,
+    /// Display copy (secrets redacted).
+    pub command: String,
+    pub class: CommandClass,
+    #[ts(type = "number")]
+    pub created_at_ms: i64,
+}
+
+/// The start screen's overview: a small graph (the entities changed last), targets by last
+/// audit (never first, then oldest), recent sessions and the commands waiting for approval.
+/// Every list is bounded; the `more_*` flags say when there is more than shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct HomeOverviewView {
+    pub graph: GraphSliceView,
+    pub targets: Vec<TargetAuditView>,
+    pub more_targets: bool,
+    /// Most recently active first.
+    pub sessions: Vec<crate::SessionSummary>,
+    pub approvals: Vec<WaitingApprovalView>,
+    pub more_approvals: bool,
 }

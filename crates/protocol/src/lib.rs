@@ -25,8 +25,8 @@ pub use error::{ErrorCode, IpcError};
 pub use graph::{
     AttributeChangeView, AttributeView, DependentView, DependentsView, EntityDetailsView,
     ExecutionMatrixView, GraphEdgeView, GraphNodeView, GraphQuery, GraphSliceView,
-    KnowledgeRefView, LedgerCursor, LedgerOutcome, LedgerPageView, LedgerQuery, LedgerRowView,
-    MatrixCellView, MatrixStepView,
+    HomeOverviewView, KnowledgeRefView, LedgerCursor, LedgerOutcome, LedgerPageView, LedgerQuery,
+    LedgerRowView, MatrixCellView, MatrixStepView, TargetAuditView, WaitingApprovalView,
 };
 pub use session::{
     ExportFormat, HitSource, ImportedSession, Outcome, SessionExportText, SessionHit,
@@ -34,7 +34,8 @@ pub use session::{
     SnippetPart,
 };
 pub use settings::{
-    AuthStatusView, ConnectionCheck, ProviderKind, Settings, SettingsView, SignInState,
+    AuthStatusView, ConnectionCheck, DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS, ProviderKind,
+    Settings, SettingsView, SignInState,
 };
 
 /// Facts about the running application, shown in the UI's about/status area.
@@ -91,6 +92,9 @@ pub fn typescript_bindings() -> String {
         GraphNodeView::decl(&cfg),
         GraphEdgeView::decl(&cfg),
         GraphSliceView::decl(&cfg),
+        TargetAuditView::decl(&cfg),
+        WaitingApprovalView::decl(&cfg),
+        HomeOverviewView::decl(&cfg),
         AttributeChangeView::decl(&cfg),
         AttributeView::decl(&cfg),
         KnowledgeRefView::decl(&cfg),

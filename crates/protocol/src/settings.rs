@@ -55,7 +55,17 @@ pub struct Settings {
     #[ts(type = "number | null")]
     #[serde(default)]
     pub turn_deadline_mins: Option<u64>,
+    /// Days after which a fact neither changed nor audited is marked stale in the graph view
+    /// and the node details (empty: `DEFAULT_STALE_AFTER_DAYS`; 1 to `MAX_STALE_AFTER_DAYS`).
+    #[serde(default)]
+    pub stale_after_days: Option<u32>,
 }
+
+/// Stale threshold when Settings leave it empty: a monthly audit cycle may leave a fact
+/// unchecked for thirty days.
+pub const DEFAULT_STALE_AFTER_DAYS: u32 = 30;
+/// The longest stale threshold Settings accept (ten years): beyond it nothing is ever stale.
+pub const MAX_STALE_AFTER_DAYS: u32 = 3650;
 
 /// Where sign-in stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]

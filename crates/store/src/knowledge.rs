@@ -291,7 +291,8 @@ pub struct Graph {
     pub edges: Vec<Relation>,
 }
 
-const ENTITY_COLS: &str = "id, slug, kind, name, attributes, created_at_ms, updated_at_ms";
+pub(crate) const ENTITY_COLS: &str =
+    "id, slug, kind, name, attributes, created_at_ms, updated_at_ms";
 
 fn parse_map(s: &str) -> Map<String, Value> {
     match serde_json::from_str(s) {
@@ -300,7 +301,7 @@ fn parse_map(s: &str) -> Map<String, Value> {
     }
 }
 
-fn entity_from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
+pub(crate) fn entity_from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
     let attrs: String = r.get(4)?;
     Ok(Entity {
         id: r.get(0)?,
@@ -338,7 +339,7 @@ const CHANGE_COLS: &str = "h.id, e.slug, h.key, h.old_value, h.new_value, h.sess
 const RELATION_SELECT: &str = "SELECT r.id, f.slug, r.kind, t.slug, r.attributes, r.session_id, r.created_at_ms, r.updated_at_ms
      FROM relations r JOIN entities f ON f.id = r.from_entity JOIN entities t ON t.id = r.to_entity";
 
-fn relation_from_row(r: &Row<'_>) -> rusqlite::Result<Relation> {
+pub(crate) fn relation_from_row(r: &Row<'_>) -> rusqlite::Result<Relation> {
     let attrs: String = r.get(4)?;
     Ok(Relation {
         id: r.get(0)?,
@@ -518,7 +519,7 @@ pub(crate) fn snippet(body: &str, words: &[SearchWord], width: usize) -> String 
     out
 }
 
-const LAST_AUDITED_SQL: &str = "SELECT max(k.updated_at_ms) FROM knowledge_about a
+pub(crate) const LAST_AUDITED_SQL: &str = "SELECT max(k.updated_at_ms) FROM knowledge_about a
      JOIN knowledge_entries k ON k.id = a.entry_id
      WHERE a.entity_id = ?1 AND (k.kind = 'investigation' OR EXISTS (
          SELECT 1 FROM knowledge_tags t WHERE t.entry_id = k.id AND t.tag IN ('audit','update','updates')))";
@@ -1386,7 +1387,7 @@ fn clamp_cap(asked: u32, cap: u32) -> u32 {
     }
 }
 
-fn json_array<T: Serialize>(v: &[T]) -> String {
+pub(crate) fn json_array<T: Serialize>(v: &[T]) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "[]".to_owned())
 }
 

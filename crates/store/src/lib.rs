@@ -24,6 +24,7 @@ mod audit;
 mod db;
 mod error;
 mod executions;
+mod home;
 mod knowledge;
 mod leases;
 mod messages;
@@ -49,6 +50,10 @@ pub use executions::{
     ExecutionMatrix, ExecutionResult, LedgerCursor, LedgerFilter, LedgerOutcome, LedgerPage,
     LedgerRow, MAX_LEDGER_PAGE, MAX_MATRIX_EXECUTIONS, MAX_OUTPUT_BYTES, MatrixCell, MatrixStep,
     NewExecution, PendingContinuation,
+};
+pub use home::{
+    HOME_TARGETS_SCANNED, HomeLimits, HomeOverview, MAX_HOME_APPROVALS, MAX_HOME_EDGES,
+    MAX_HOME_ENTITIES, MAX_HOME_TARGETS, TargetAudit, WaitingApproval,
 };
 pub use knowledge::{
     AUDIT_TAGS, AttributeChange, Entity, EntityDetail, EntityHit, EntityId, EntityUpdate, EntryId,

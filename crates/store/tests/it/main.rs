@@ -6,6 +6,7 @@ mod common;
 mod concurrency;
 mod executions;
 mod graph;
+mod home;
 mod knowledge;
 mod messages;
 mod migrations;

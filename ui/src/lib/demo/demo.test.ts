@@ -18,6 +18,7 @@ const base: SettingsView = {
     command_timeout_secs: null,
     model_request_secs: null,
     turn_deadline_mins: null,
+    stale_after_days: null,
   },
   agent_ready: false,
   agent_error: { code: 'llm.not_configured', message: 'Set a model.', retryable: false },

@@ -2,12 +2,22 @@
 // attributes sigma draws, the kind/tag filters, merging a new slice into the drawn graph, and
 // staleness. No DOM, no WebGL: everything here is tested with Vitest.
 import Graph from 'graphology';
-import type { GraphEdgeView, GraphNodeView, GraphSliceView } from '../ipc';
+import type { GraphSliceView } from '../ipc';
 
-/** Facts older than this many days are marked stale. A constant until the settings carry it:
+/** Facts older than this many days are marked stale when Settings leave the threshold empty:
  * thirty days is how long a monthly audit cycle may leave a fact unchecked. */
 export const STALE_AFTER_DAYS = 30;
+/** The longest threshold Settings accept (the shell refuses more). */
+export const MAX_STALE_AFTER_DAYS = 3650;
 const DAY_MS = 86_400_000;
+
+/** The threshold to mark with: the setting when it is a whole number of days in range, else the
+ * default (a hand-edited settings file must not make everything, or nothing, stale). */
+export function staleDaysFrom(setting: number | null | undefined): number {
+  return typeof setting === 'number' && Number.isInteger(setting) && setting >= 1 && setting <= MAX_STALE_AFTER_DAYS
+    ? setting
+    : STALE_AFTER_DAYS;
+}
 
 export type Shape = 'circle' | 'square';
 
@@ -66,14 +76,82 @@ export interface EdgeAttrs {
 
 export type NomosGraph = Graph<NodeAttrs, EdgeAttrs>;
 
+/** A node of a decoded slice: what the view draws and marks (attributes come with the details). */
+export interface SliceNode {
+  id: number;
+  slug: string;
+  kind: string;
+  updated_at_ms: number;
+  last_audited_at_ms: number | null;
+}
+
+/** An edge of a decoded slice, its ends as slugs. */
+export interface SliceEdge {
+  id: number;
+  from: string;
+  to: string;
+  kind: string;
+}
+
+/** A graph slice as the view uses it (the wire sends columns, see `decodeSlice`). */
+export interface Slice {
+  nodes: SliceNode[];
+  edges: SliceEdge[];
+  more_nodes: boolean;
+  more_edges: boolean;
+  next_after: number | null;
+  touched: string[];
+}
+
+export const EMPTY_SLICE: Slice = { nodes: [], edges: [], more_nodes: false, more_edges: false, next_after: null, touched: [] };
+
+/** The wire's columns → one object per node and edge. A column shorter than the ids, a kind or
+ * end index out of range drops that item (never an `undefined` slug in the graph); a dropped
+ * edge sets `more_edges` so the view says not every relation is drawn. */
+export function decodeSlice(v: GraphSliceView): Slice {
+  const nodes: SliceNode[] = [];
+  const at: (string | undefined)[] = [];
+  for (let i = 0; i < v.node_ids.length; i++) {
+    const slug = v.node_slugs[i];
+    const kind = v.kinds[v.node_kinds[i] ?? -1];
+    const updated = v.node_updated_at_ms[i];
+    if (slug === undefined || kind === undefined || updated === undefined) {
+      at.push(undefined);
+      continue;
+    }
+    at.push(slug);
+    nodes.push({ id: v.node_ids[i] as number, slug, kind, updated_at_ms: updated, last_audited_at_ms: v.node_audited_at_ms[i] ?? null });
+  }
+  const edges: SliceEdge[] = [];
+  let dropped = false;
+  for (let i = 0; i < v.edge_ids.length; i++) {
+    const from = at[v.edge_from[i] ?? -1];
+    const to = at[v.edge_to[i] ?? -1];
+    const kind = v.relation_kinds[v.edge_kinds[i] ?? -1];
+    if (from === undefined || to === undefined || kind === undefined) {
+      dropped = true;
+      continue;
+    }
+    edges.push({ id: v.edge_ids[i] as number, from, to, kind });
+  }
+  return {
+    nodes,
+    edges,
+    more_nodes: v.more_nodes,
+    more_edges: v.more_edges || dropped,
+    next_after: v.next_after,
+    touched: v.touched,
+  };
+}
+
 /** When the entity was last verified: its last change or its last audit, whichever is later. */
-export function verifiedAt(n: Pick<GraphNodeView, 'updated_at_ms' | 'last_audited_at_ms'>): number {
+export function verifiedAt(n: Pick<SliceNode, 'updated_at_ms' | 'last_audited_at_ms'>): number {
   return Math.max(n.updated_at_ms, n.last_audited_at_ms ?? 0);
 }
 
 /** Neither changed nor audited within the threshold. */
 export function isStale(
-  n: Pick<GraphNodeView, 'updated_at_ms' | 'last_audited_at_ms'>,
+  n: Pick<SliceNode, 'updated_at_ms' | 'last_audited_at_ms'>,
   nowMs: number,
   days = STALE_AFTER_DAYS,
 ): boolean {
@@ -100,7 +178,7 @@ export function seedPosition(id: number): { x: number; y: number } {
   return { x: r * Math.cos(a), y: r * Math.sin(a) };
 }
 
-function nodeAttrs(n: GraphNodeView, touched: Set<string>, nowMs: number, staleDays: number): NodeAttrs {
+function nodeAttrs(n: SliceNode, touched: Set<string>, nowMs: number, staleDays: number): NodeAttrs {
   const style = styleOf(n.kind);
   const pos = seedPosition(n.id);
   return {
@@ -120,16 +198,16 @@ function nodeAttrs(n: GraphNodeView, touched: Set<string>, nowMs: number, staleD
   };
 }
 
-function edgeAttrs(e: GraphEdgeView): EdgeAttrs {
+function edgeAttrs(e: SliceEdge): EdgeAttrs {
   return { kind: e.kind, label: e.kind, size: 1, color: '#94a3b8', hidden: false };
 }
 
-export function edgeKey(e: Pick<GraphEdgeView, 'id'>): string {
+export function edgeKey(e: Pick<SliceEdge, 'id'>): string {
   return `r${e.id}`;
 }
 
 /** A fresh graph from one slice. Edges whose ends are missing are dropped, never thrown. */
-export function buildGraph(slice: GraphSliceView, nowMs: number, staleDays = STALE_AFTER_DAYS): NomosGraph {
+export function buildGraph(slice: Slice, nowMs: number, staleDays = STALE_AFTER_DAYS): NomosGraph {
   const g: NomosGraph = new Graph<NodeAttrs, EdgeAttrs>({ multi: true, type: 'directed' });
   mergeSlice(g, slice, nowMs, staleDays);
   return g;
@@ -146,7 +224,7 @@ export interface MergeResult {
  * position (the layout is not thrown away) and get the new facts. */
 export function mergeSlice(
   g: NomosGraph,
-  slice: GraphSliceView,
+  slice: Slice,
   nowMs: number,
   staleDays = STALE_AFTER_DAYS,
 ): MergeResult {
@@ -184,7 +262,7 @@ export interface GraphDiff {
 }
 
 /** What changes between the drawn graph and a new slice that replaces it. */
-export function diffSlice(g: NomosGraph, slice: GraphSliceView): GraphDiff {
+export function diffSlice(g: NomosGraph, slice: Slice): GraphDiff {
   const nodes = new Set(slice.nodes.map((n) => n.slug));
   const edges = new Set(slice.edges.filter((e) => nodes.has(e.from) && nodes.has(e.to)).map(edgeKey));
   return {
@@ -198,7 +276,7 @@ export function diffSlice(g: NomosGraph, slice: GraphSliceView): GraphDiff {
 /** Replace the drawn graph's content by a slice, keeping the positions of nodes in both. */
 export function replaceWithSlice(
   g: NomosGraph,
-  slice: GraphSliceView,
+  slice: Slice,
   nowMs: number,
   staleDays = STALE_AFTER_DAYS,
 ): GraphDiff {
@@ -207,6 +285,43 @@ export function replaceWithSlice(
   for (const n of diff.removeNodes) g.dropNode(n);
   mergeSlice(g, slice, nowMs, staleDays);
   return diff;
+}
+
+/** A new graph holding exactly the slice, nodes already drawn keeping their place. Built
+ * detached from the renderer (no event per node or edge), then handed to it in one
+ * `setGraph`: the first render of a 5,000-node slice costs one indexation. */
+export function rebuildFromSlice(
+  old: NomosGraph,
+  slice: Slice,
+  nowMs: number,
+  staleDays = STALE_AFTER_DAYS,
+): NomosGraph {
+  const g = buildGraph(slice, nowMs, staleDays);
+  if (old.order === 0) return g;
+  g.updateEachNodeAttributes(
+    (n, a) => {
+      if (!old.hasNode(n)) return a;
+      const o = old.getNodeAttributes(n);
+      return { ...a, x: o.x, y: o.y, hidden: o.hidden };
+    },
+    { attributes: ['x', 'y', 'hidden'] },
+  );
+  return g;
+}
+
+/** Mark the drawn nodes again with another threshold (one bulk update); returns how many are
+ * stale. */
+export function markStale(g: NomosGraph, nowMs: number, staleDays: number): number {
+  let stale = 0;
+  g.updateEachNodeAttributes(
+    (_n, a) => {
+      const s = isStale({ updated_at_ms: a.updatedAt, last_audited_at_ms: a.lastAuditedAt }, nowMs, staleDays);
+      if (s) stale++;
+      return a.stale === s ? a : { ...a, stale: s };
+    },
+    { attributes: ['stale'] },
+  );
+  return stale;
 }
 
 export interface ViewFilter {
@@ -221,14 +336,23 @@ export interface ViewFilter {
 export function applyFilter(g: NomosGraph, f: ViewFilter): number {
   const kinds = new Set(f.kinds);
   let visible = 0;
-  g.forEachNode((n, a) => {
-    const hidden = (kinds.size > 0 && !kinds.has(a.kind)) || (f.only !== null && !f.only.has(n));
-    g.setNodeAttribute(n, 'hidden', hidden);
-    if (!hidden) visible++;
-  });
-  g.forEachEdge((e, _a, s, t) => {
-    g.setEdgeAttribute(e, 'hidden', g.getNodeAttribute(s, 'hidden') || g.getNodeAttribute(t, 'hidden'));
-  });
+  // One bulk update per items (one graph event each): the renderer re-indexes once, not once
+  // per node and edge (20,000 events on a 5,000-node slice).
+  g.updateEachNodeAttributes(
+    (n, a) => {
+      const hidden = (kinds.size > 0 && !kinds.has(a.kind)) || (f.only !== null && !f.only.has(n));
+      if (!hidden) visible++;
+      return a.hidden === hidden ? a : { ...a, hidden };
+    },
+    { attributes: ['hidden'] },
+  );
+  g.updateEachEdgeAttributes(
+    (_e, a, _s, _t, sa, ta) => {
+      const hidden = sa.hidden || ta.hidden;
+      return a.hidden === hidden ? a : { ...a, hidden };
+    },
+    { attributes: ['hidden'] },
+  );
   return visible;
 }
 

@@ -73,8 +73,8 @@ describe('matrix', () => {
 describe('layout transfer', () => {
   const g = buildGraph(
     {
-      nodes: [1, 2, 3].map((id) => ({ id, slug: `host:h${id}`, kind: 'host', name: `h${id}`, attributes: {}, updated_at_ms: 0, last_audited_at_ms: null })),
-      edges: [{ id: 1, from: 'host:h1', to: 'host:h3', kind: 'x', session_id: null }],
+      nodes: [1, 2, 3].map((id) => ({ id, slug: `host:h${id}`, kind: 'host', updated_at_ms: 0, last_audited_at_ms: null })),
+      edges: [{ id: 1, from: 'host:h1', to: 'host:h3', kind: 'x' }],
       more_nodes: false, more_edges: false, next_after: null, touched: [],
     },
     0,

@@ -26,6 +26,7 @@ import type {
   ExecutionMatrixView,
   GraphQuery,
   GraphSliceView,
+  HomeOverviewView,
   LedgerPageView,
   LedgerQuery,
 } from './types.gen';
@@ -72,6 +73,9 @@ export type {
   GraphNodeView,
   GraphQuery,
   GraphSliceView,
+  HomeOverviewView,
+  TargetAuditView,
+  WaitingApprovalView,
   KnowledgeRefView,
   LedgerCursor,
   LedgerOutcome,
@@ -196,6 +200,8 @@ export const ipc = {
   /** What runs on the target and what depends on it (depth 2): the blast radius. */
   targetDependents: (target: string) => call<DependentsView>('target_dependents', { target }),
   executionMatrix: (sessionId: number) => call<ExecutionMatrixView>('execution_matrix', { sessionId }),
+  /** The start screen: a small graph, targets by last audit, recent sessions, waiting approvals. */
+  homeOverview: () => call<HomeOverviewView>('home_overview'),
   /** Sign-in status changes pushed by the shell (refreshes, expiry, revocation). */
   onAuthStatus: (handler: (status: AuthStatusView) => void) =>
     listen<AuthStatusView>('auth-status', (event) => handler(event.payload)),

@@ -78,7 +78,7 @@ reply: string,
  */
 elapsed_ms: number, };
 
-export type ErrorCode = "agent.busy" | "agent.empty_message" | "agent.exact_command_unavailable" | "agent.message_too_long" | "agent.not_awaiting_approval" | "agent.nothing_to_approve" | "agent.nothing_to_retry" | "agent.poisoned" | "agent.runaway" | "agent.stale_execution" | "agent.stale_plan" | "agent.starting" | "agent.stopped" | "agent.token_budget" | "agent.turn_deadline" | "auth.browser" | "auth.config" | "auth.denied" | "auth.discovery" | "auth.id_token" | "auth.issuer_mismatch" | "auth.keyring" | "auth.keyring_corrupt" | "auth.keyring_locked" | "auth.keyring_timeout" | "auth.keyring_unavailable" | "auth.listener" | "auth.lock" | "auth.lock_timeout" | "auth.login_timeout" | "auth.network" | "auth.no_refresh_token" | "auth.not_configured" | "auth.provider" | "auth.provider_unavailable" | "auth.sign_in.identity_changed" | "auth.sign_in.keyring_write_failed" | "auth.sign_in.provider_rejected" | "auth.sign_in.revoked" | "auth.sign_in.token_missing" | "auth.sign_in.unauthorized" | "auth.sign_in_required" | "auth.signed_out" | "auth.state_mismatch" | "exec.config" | "exec.interrupted" | "exec.invalid_command" | "exec.invalid_target" | "exec.inventory" | "exec.io" | "exec.pct" | "exec.read_file" | "exec.spawn" | "exec.ssh" | "exec.ssh_auth" | "exec.ssh_host_key" | "exec.ssh_unreachable" | "exec.unknown_target" | "internal.poisoned" | "internal.task_failed" | "inventory.invalid" | "ipc.failed" | "inventory.toml" | "llm.bad_request" | "llm.cancelled" | "llm.config" | "llm.connect" | "llm.connect_refused" | "llm.connect_timeout" | "llm.content_filter" | "llm.context_length" | "llm.credentials" | "llm.credentials.missing" | "llm.credentials.sign_in_required" | "llm.credentials.unavailable" | "llm.deadline_exceeded" | "llm.dns" | "llm.empty_reply" | "llm.endpoint_not_found" | "llm.idle_timeout" | "llm.insecure_endpoint" | "llm.model_not_found" | "llm.no_api_key" | "llm.not_configured" | "llm.protocol" | "llm.provider_error" | "llm.quota_exceeded" | "llm.rate_limited" | "llm.refused" | "llm.response_too_large" | "llm.stream_cut" | "llm.tls" | "llm.unauthorized" | "session.title_empty" | "settings.json" | "settings.no_endpoint" | "settings.save" | "store.busy" | "store.conflict" | "store.corrupt" | "store.import_invalid" | "store.import_version" | "store.invalid_input" | "store.invariant" | "store.io" | "store.json" | "store.not_found" | "store.schema_too_new" | "store.schema_unknown" | "store.sqlite";
+export type ErrorCode = "agent.busy" | "agent.empty_message" | "agent.exact_command_unavailable" | "agent.message_too_long" | "agent.not_awaiting_approval" | "agent.nothing_to_approve" | "agent.nothing_to_retry" | "agent.poisoned" | "agent.runaway" | "agent.stale_execution" | "agent.stale_plan" | "agent.starting" | "agent.stopped" | "agent.token_budget" | "agent.turn_deadline" | "auth.browser" | "auth.config" | "auth.denied" | "auth.discovery" | "auth.id_token" | "auth.issuer_mismatch" | "auth.keyring" | "auth.keyring_corrupt" | "auth.keyring_locked" | "auth.keyring_timeout" | "auth.keyring_unavailable" | "auth.listener" | "auth.lock" | "auth.lock_timeout" | "auth.login_timeout" | "auth.network" | "auth.no_refresh_token" | "auth.not_configured" | "auth.provider" | "auth.provider_unavailable" | "auth.sign_in.identity_changed" | "auth.sign_in.keyring_write_failed" | "auth.sign_in.provider_rejected" | "auth.sign_in.revoked" | "auth.sign_in.token_missing" | "auth.sign_in.unauthorized" | "auth.sign_in_required" | "auth.signed_out" | "auth.state_mismatch" | "exec.config" | "exec.interrupted" | "exec.invalid_command" | "exec.invalid_target" | "exec.inventory" | "exec.io" | "exec.pct" | "exec.read_file" | "exec.spawn" | "exec.ssh" | "exec.ssh_auth" | "exec.ssh_host_key" | "exec.ssh_unreachable" | "exec.unknown_target" | "internal.poisoned" | "internal.task_failed" | "inventory.invalid" | "ipc.failed" | "inventory.toml" | "llm.bad_request" | "llm.cancelled" | "llm.config" | "llm.connect" | "llm.connect_refused" | "llm.connect_timeout" | "llm.content_filter" | "llm.context_length" | "llm.credentials" | "llm.credentials.missing" | "llm.credentials.sign_in_required" | "llm.credentials.unavailable" | "llm.deadline_exceeded" | "llm.dns" | "llm.empty_reply" | "llm.endpoint_not_found" | "llm.idle_timeout" | "llm.insecure_endpoint" | "llm.model_not_found" | "llm.no_api_key" | "llm.not_configured" | "llm.protocol" | "llm.provider_error" | "llm.quota_exceeded" | "llm.rate_limited" | "llm.refused" | "llm.response_too_large" | "llm.stream_cut" | "llm.tls" | "llm.unauthorized" | "session.title_empty" | "settings.invalid" | "settings.json" | "settings.no_endpoint" | "settings.save" | "store.busy" | "store.conflict" | "store.corrupt" | "store.import_invalid" | "store.import_version" | "store.invalid_input" | "store.invariant" | "store.io" | "store.json" | "store.not_found" | "store.schema_too_new" | "store.schema_unknown" | "store.sqlite";
 
 export type ExecStatus = "queued" | "awaiting_approval" | "running" | "finished" | "failed" | "cancelled" | "timed_out";
 
@@ -259,7 +259,12 @@ model_request_secs: number | null,
 /**
  * Longest one turn may take, in minutes (empty: 30).
  */
-turn_deadline_mins: number | null, };
+turn_deadline_mins: number | null, 
+/**
+ * Days after which a fact neither changed nor audited is marked stale in the graph view
+ * and the node details (empty: `DEFAULT_STALE_AFTER_DAYS`; 1 to `MAX_STALE_AFTER_DAYS`).
+ */
+stale_after_days: number | null, };
 
 export type SettingsView = { settings: Settings, 
 /**
@@ -406,17 +411,58 @@ export type GraphEdgeView = { id: number, from: string, kind: string, to: string
  */
 session_id: number | null, };
 
-export type GraphSliceView = { nodes: Array<GraphNodeView>, 
+export type GraphSliceView = { 
 /**
- * Only relations between returned nodes.
+ * Entity ids.
  */
-edges: Array<GraphEdgeView>, 
+node_ids: number[], 
+/**
+ * `kind:name` of each node (the graph view's key and label).
+ */
+node_slugs: Array<string>, 
+/**
+ * Index into `kinds` of each node's kind.
+ */
+node_kinds: Array<number>, 
+/**
+ * Each node's last change (an attribute or its creation), ms since the epoch.
+ */
+node_updated_at_ms: number[], 
+/**
+ * Each node's last audit (an investigation or audit-tagged entry about it).
+ */
+node_audited_at_ms: (number | null)[], 
+/**
+ * Entity kind names, each once.
+ */
+kinds: Array<string>, 
+/**
+ * Relation ids.
+ */
+edge_ids: number[], 
+/**
+ * Index into the node columns of each edge's source.
+ */
+edge_from: Array<number>, 
+/**
+ * Index into the node columns of each edge's destination.
+ */
+edge_to: Array<number>, 
+/**
+ * Index into `relation_kinds` of each edge's kind.
+ */
+edge_kinds: Array<number>, 
+/**
+ * Relation kind names, each once.
+ */
+relation_kinds: Array<string>, 
 /**
  * More nodes matched than were returned.
  */
 more_nodes: boolean, 
 /**
- * More edges joined the returned nodes than were returned.
+ * More edges joined the returned nodes than were returned (or an edge's end was not
+ * among the nodes and was left out).
  */
 more_edges: boolean, 
 /**
@@ -427,6 +473,24 @@ next_after: number | null,
  * Slugs the `touched_by` session changed, linked or wrote about.
  */
 touched: Array<string>, };
+
+export type TargetAuditView = { slug: string, kind: string, 
+/**
+ * `null`: never audited.
+ */
+last_audited_at_ms: number | null, };
+
+export type WaitingApprovalView = { execution_id: number, session_id: number, session_title: string, target: string, 
+/**
+ * Display copy (secrets redacted).
+ */
+command: string, class: CommandClass, created_at_ms: number, };
+
+export type HomeOverviewView = { graph: GraphSliceView, targets: Array<TargetAuditView>, more_targets: boolean, 
+/**
+ * Most recently active first.
+ */
+sessions: Array<SessionSummary>, approvals: Array<WaitingApprovalView>, more_approvals: boolean, };
 
 export type AttributeChangeView = { id: number, key: string, 
 /**

@@ -1,0 +1,146 @@
+// End-to-end: the start screen's overview and the blast radius on an approval card, in the real
+// webview over the store's graph-provenance fixture (host:web-01, service:nginx runs_on it,
+// session 1 "Fixture v7: nginx version") plus, written by SQLite itself, a service that runs
+// on this workstation (service:e2e-cron runs_on host:local). A scripted model proposes a
+// destructive command on host:local (deleting a file that was never created), which always
+// needs approval; the test never approves it. Run by scripts/e2e.sh.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Session } from './webdriver.mjs';
+import { artifacts, freePort, startMockLlm, stopApp, waitForDriver } from './harness.mjs';
+
+const app = process.env.NOMOS_APP_BINARY;
+const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
+const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
+
+// A service on this workstation, so a command on host:local has a dependent to show.
+const SEED = `
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+t = 1765200000000
+c.execute("INSERT OR IGNORE INTO entities (slug, kind, name, attributes, created_at_ms, updated_at_ms) VALUES ('host:local', 'host', 'local', '{}', ?, ?)", (t, t))
+c.execute("INSERT INTO entities (slug, kind, name, attributes, created_at_ms, updated_at_ms) VALUES ('service:e2e-cron', 'service', 'e2e-cron', '{}', ?, ?)", (t, t))
+c.execute("""INSERT INTO relations (from_entity, kind, to_entity, attributes, created_at_ms, updated_at_ms)
+  SELECT f.id, 'runs_on', h.id, '{}', ?, ? FROM entities f, entities h WHERE f.slug = 'service:e2e-cron' AND h.slug = 'host:local'""", (t, t))
+c.commit()
+`;
+
+describe('home overview and the blast radius of an approval', () => {
+  let driver;
+  let session;
+  let dataDir;
+  let mock;
+  let driverLog = '';
+
+  before(async () => {
+    assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
+    mkdirSync(artifacts, { recursive: true });
+    const home = mkdtempSync(join(tmpdir(), 'nomos-e2e-home-'));
+    dataDir = join(home, 'data');
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const db = join(dataDir, 'nomos.db');
+    copyFileSync(fixture, db);
+    execFileSync('python3', ['-c', SEED, db]);
+    mock = await startMockLlm('e2e/fixtures/approval-on-local.yaml');
+    const env = {
+      ...process.env,
+      NOMOS_DATA_DIR: dataDir,
+      XDG_DATA_HOME: join(home, 'xdg-data'),
+      XDG_CONFIG_HOME: join(home, 'xdg-config'),
+      XDG_CACHE_HOME: join(home, 'xdg-cache'),
+    };
+    for (const key of Object.keys(env)) {
+      if (/^(NOMOS_LLM_|OPENAI_|ANTHROPIC_|OPENROUTER_)/.test(key)) delete env[key];
+    }
+    env.NOMOS_LLM_BASE_URL = mock.url;
+    env.NOMOS_LLM_MODEL = 'mock-e2e';
+    env.NOMOS_LLM_PROVIDER = 'openai';
+    const port = await freePort();
+    const nativePort = await freePort();
+    driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    driver.stdout.on('data', (d) => (driverLog += d));
+    driver.stderr.on('data', (d) => (driverLog += d));
+    const base = `http://127.0.0.1:${port}`;
+    await waitForDriver(base, driver);
+    session = await Session.create(base, app);
+  });
+
+  after(async () => {
+    if (session) {
+      await session
+        .screenshotPng()
+        .then((png) => writeFileSync(join(artifacts, 'home-final.png'), png))
+        .catch(() => {});
+      await session.delete().catch(() => {});
+    }
+    driver?.kill('SIGTERM');
+    mock?.child.kill('SIGTERM');
+    if (dataDir) await stopApp(dataDir);
+    driver?.stdout?.destroy();
+    driver?.stderr?.destroy();
+    if (driverLog) writeFileSync(join(artifacts, 'home-tauri-driver.log'), driverLog);
+    if (mock?.log()) writeFileSync(join(artifacts, 'home-mock-llm.log'), mock.log());
+  });
+
+  it("the start screen lists the fixture's targets (never audited first) and its recent session", async () => {
+    await session.waitFor('[data-testid="home-overview"]', { timeoutMs: 15_000 });
+    const targets = await session.waitFor('[data-testid="home-target"]', { timeoutMs: 15_000, count: 2 });
+    const slugs = await Promise.all(
+      targets.map((t) => session.execute('return arguments[0].dataset.slug', [{ [ELEMENT]: t }])),
+    );
+    assert.deepEqual([...slugs].sort(), ['host:local', 'host:web-01'], 'the hosts, not the services');
+    for (const t of targets) assert.match(await session.text(t), /never/, 'no audit in the fixture');
+    const sessions = await session.waitFor('[data-testid="home-session"]', { timeoutMs: 10_000 });
+    assert.match(await session.text(sessions[0]), /Fixture v7: nginx version/);
+    const href = await session.execute('return arguments[0].querySelector("a").getAttribute("href")', [{ [ELEMENT]: sessions[0] }]);
+    assert.equal(href, '#/sessions/1');
+    const [graph] = await session.waitFor('[data-testid="home-graph"]', { timeoutMs: 10_000 });
+    assert.equal(await session.execute('return arguments[0].dataset.nodes', [{ [ELEMENT]: graph }]), '4');
+    assert.equal((await session.findAll('[data-testid="home-error"]')).length, 0, 'no error');
+    assert.equal((await session.findAll('[data-testid="home-approvals"]')).length, 0, 'nothing waits yet');
+    writeFileSync(join(artifacts, 'home.png'), await session.screenshotPng());
+  });
+
+  it("an approval card for a command on a target lists the target's dependents from the graph", async () => {
+    const composer = await session.find('[data-testid="composer"]');
+    await session.type(composer, 'Remove the leftover file on this workstation');
+    await session.click(await session.find('[data-testid="send"]'));
+    const [approvePlan] = await session.waitFor('[data-testid="approve-plan"]', { timeoutMs: 20_000 });
+    await session.execute('arguments[0].click()', [{ [ELEMENT]: approvePlan }]);
+    const [card] = await session.waitFor('[data-testid="approval-card"]', { timeoutMs: 20_000 });
+    assert.match(await session.text(await session.find('[data-testid="approval-command"]')), /rm -f \/tmp\/nomos-e2e-home-absent\/never-created/);
+    const deps = await session.waitFor('[data-testid="approval-dependent"]', { timeoutMs: 10_000 });
+    const texts = await Promise.all(deps.map((d) => session.text(d)));
+    assert.ok(texts.some((t) => /service:e2e-cron/.test(t)), `the dependent of host:local is listed: ${texts.join(' | ')}`);
+    assert.ok(!texts.some((t) => /nginx/.test(t)), 'not the dependents of another host');
+    assert.match(await session.text(card), /host:local/);
+    // The card may be drawn again as the session's view refreshes: shoot it with its list.
+    await session.waitFor('[data-testid="approval-dependent"]', { timeoutMs: 10_000 });
+    writeFileSync(join(artifacts, 'home-approval-card.png'), await session.screenshotPng());
+  });
+
+  it('the overview lists the waiting command and its link opens the session at the card', async () => {
+    const hash = await session.execute('return location.hash');
+    const sessionId = Number(/^#\/sessions\/(\d+)/.exec(hash)?.[1]);
+    assert.ok(sessionId > 1, `a new session is open (${hash})`);
+    await session.execute("location.hash = '#/'");
+    const [item] = await session.waitFor('[data-testid="home-approval"]', { timeoutMs: 15_000 });
+    const text = await session.text(item);
+    assert.match(text, /rm -f \/tmp\/nomos-e2e-home-absent\/never-created/);
+    assert.match(text, /host:local/);
+    writeFileSync(join(artifacts, 'home-waiting.png'), await session.screenshotPng());
+    const link = await session.find('[data-testid="home-approval-link"]');
+    assert.equal(await session.execute('return arguments[0].getAttribute("href")', [{ [ELEMENT]: link }]), `#/sessions/${sessionId}`);
+    await session.click(link);
+    await session.waitFor('[data-testid="approval-card"]', { timeoutMs: 15_000 });
+    assert.equal(await session.execute('return location.hash'), `#/sessions/${sessionId}`);
+  });
+});
