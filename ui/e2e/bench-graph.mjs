@@ -4,25 +4,16 @@
 // ≥ 30 fps.
 //   xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node e2e/bench-graph.mjs
 // with NOMOS_APP_BINARY and TAURI_DRIVER set as for scripts/e2e.sh.
-import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Session } from './webdriver.mjs';
-import { freePort, stopApp, waitForDriver } from './harness.mjs';
+import { launchApp } from './harness.mjs';
 
 const NODES = Number(process.env.BENCH_NODES ?? 5000);
 const EDGES_PER_NODE = 3;
-const app = process.env.NOMOS_APP_BINARY;
-const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
 const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
 
 // The fixture database (current schema) plus the benchmark's graph, written by SQLite itself.
-const home = mkdtempSync(join(tmpdir(), 'nomos-bench-graph-'));
-const dataDir = join(home, 'data');
-mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-const db = join(dataDir, 'nomos.db');
-copyFileSync(fixture, db);
 const seed = `
 import sqlite3, sys, json
 n, k = int(sys.argv[2]), int(sys.argv[3])
@@ -36,26 +27,18 @@ c.executemany('INSERT INTO relations (from_entity, kind, to_entity, attributes, 
 c.commit()
 print(c.execute('select count(*) from entities').fetchone()[0], c.execute('select count(*) from relations').fetchone()[0])
 `;
-const counts = execFileSync('python3', ['-c', seed, db, String(NODES), String(EDGES_PER_NODE)]).toString().trim();
-console.log(`graph: ${counts} (nodes edges)`);
-
-const env = {
-  ...process.env,
-  NOMOS_DATA_DIR: dataDir,
-  XDG_DATA_HOME: join(home, 'xdg-data'),
-  XDG_CONFIG_HOME: join(home, 'xdg-config'),
-  XDG_CACHE_HOME: join(home, 'xdg-cache'),
-};
-const port = await freePort();
-const driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(await freePort())], {
-  env,
-  stdio: 'ignore',
+let counts = '';
+const { session, stop } = await launchApp({
+  name: 'bench-graph',
+  beforeStart: ({ dataDir }) => {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const db = join(dataDir, 'nomos.db');
+    copyFileSync(fixture, db);
+    counts = execFileSync('python3', ['-c', seed, db, String(NODES), String(EDGES_PER_NODE)]).toString().trim();
+    console.log(`graph: ${counts} (nodes edges)`);
+  },
 });
-let session;
 try {
-  const base = `http://127.0.0.1:${port}`;
-  await waitForDriver(base, driver);
-  session = await Session.create(base, app);
   await session.waitFor('[data-testid="nav-graph"]');
 
   // The graph IPC alone, from the page, as the view calls it.
@@ -112,7 +95,5 @@ try {
   console.log(`first render (slice asked → first frame): ${renderMs} ms (budget 1000 ms)`);
   console.log(`panning for ${panMs} ms: ${fps.toFixed(1)} fps over ${frames.n} frames, p95 frame gap ${frames.p95?.toFixed(1)} ms (budget ≥ 30 fps)`);
 } finally {
-  if (session) await session.delete().catch(() => {});
-  driver.kill('SIGTERM');
-  await stopApp(dataDir);
+  await stop();
 }

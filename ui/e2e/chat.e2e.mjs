@@ -359,7 +359,7 @@ describe('a configuration change waits for its approval card', () => {
       [['config_mutation', 'awaiting_approval', null, null, null]],
       'one execution, waiting: not started',
     );
-    assert.equal((await mockRequests(mock)).length, 2, 'no model request while the card waits');
+    assert.equal((await mockRequests(mock)).count, 2, 'no model request while the card waits');
     assert.equal(dbRows(dataDir, 'select status from sessions')[0][0], 'executing');
     return card;
   }
@@ -369,13 +369,13 @@ describe('a configuration change waits for its approval card', () => {
     const requests = await until(
       'the model asked again after the decision',
       async () => {
-        const r = await mockRequests(mock);
+        const { requests: r } = await mockRequests(mock);
         return r.length >= 3 ? r : null;
       },
       15_000,
     );
     await sleep(500);
-    assert.equal((await mockRequests(mock)).length, 3, 'one request after the decision');
+    assert.equal((await mockRequests(mock)).count, 3, 'one request after the decision');
     return requestMessages(requests[2]);
   }
 
@@ -478,7 +478,7 @@ describe('Stop and Retry', () => {
     await session.waitFor('[data-testid="app-frame"]');
     await startTask(session, 'Is anything wrong with this workstation?');
     await session.waitFor('[data-testid="stop"]', { timeoutMs: 15_000 });
-    await until('the model request in flight', async () => (await mockRequests(mock)).length === 1);
+    await until('the model request in flight', async () => (await mockRequests(mock)).count === 1);
     await screenshot(session, 'chat-running.png');
     await session.type(await session.find('[data-testid="composer"]'), ESCAPE);
     await session.waitFor('[data-testid="paused"]', { timeoutMs: 10_000 });
@@ -487,7 +487,7 @@ describe('Stop and Retry', () => {
     assert.equal((await session.findAll('[data-testid="turn-error"]')).length, 0, 'a stop is not an error');
     await until('the session paused in the store (I21)', () => dbRows(dataDir, 'select paused_at_ms is not null from sessions')[0]?.[0] === 1);
     await sleep(1000);
-    assert.equal((await mockRequests(mock)).length, 1, 'nothing resumed by itself');
+    assert.equal((await mockRequests(mock)).count, 1, 'nothing resumed by itself');
     await screenshot(session, 'chat-paused.png');
   });
 
@@ -497,14 +497,14 @@ describe('Stop and Retry', () => {
     const [card] = await session.waitFor('[data-testid="turn-error"]', { timeoutMs: 30_000 });
     const text = await session.text(card);
     assert.doesNotMatch(text.split('\n')[0], /llm\.|upstream exploded|500/, `a human title first: ${text}`);
-    const failed = (await mockRequests(mock)).length;
+    const failed = (await mockRequests(mock)).count;
     assert.ok(failed >= 2, `the failing turn reached the model (${failed} requests)`);
     await screenshot(session, 'chat-error.png');
 
     await session.click(await session.find('[data-testid="retry"]'));
     await waitForText(session, /Back on track: nothing is wrong\./, 30_000);
     await sleep(1000);
-    const requests = await mockRequests(mock);
+    const { requests } = await mockRequests(mock);
     assert.equal(requests.length, failed + 1, 'Retry made one request: one new turn');
     const last = requests.at(-1);
     assert.equal(userMessagesWith(last, followUp).length, 1, 'the operator message is in the transcript once');

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { artifacts, launchAppIn, mockTraffic, screenshot, sqliteRows, startMockLlm, waitUntil, writeSettings } from './harness.mjs';
+import { artifacts, dbRows, launchApp, mockRequests, screenshot, startMockLlm, until, writeSettings } from './harness.mjs';
 
 const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -58,9 +58,9 @@ function checkTranscript(what, state) {
 }
 
 function checkDatabase(what, dataDir) {
-  assert.deepEqual(sqliteRows(dataDir, 'select id from messages where pending = 1'), [], `${what}: a pending row`);
+  assert.deepEqual(dbRows(dataDir, 'select id from messages where pending = 1'), [], `${what}: a pending row`);
   assert.deepEqual(
-    sqliteRows(
+    dbRows(
       dataDir,
       "select id from messages m where role = 'assistant' and trim(text) = '' and error is null and not exists (select 1 from tool_calls t where t.message_id = m.id)",
     ),
@@ -87,9 +87,9 @@ async function openSession(session, id) {
 /** The rows a restart must keep, read before the kill and compared after it. */
 function persisted(dataDir, session) {
   return {
-    messages: sqliteRows(dataDir, `select id, role, text from messages where session_id = ${session} and pending = 0 order by id`),
-    steps: sqliteRows(dataDir, `select generation, seq, title from plan_steps where session_id = ${session} order by generation, seq`),
-    toolCalls: sqliteRows(
+    messages: dbRows(dataDir, `select id, role, text from messages where session_id = ${session} and pending = 0 order by id`),
+    steps: dbRows(dataDir, `select generation, seq, title from plan_steps where session_id = ${session} order by generation, seq`),
+    toolCalls: dbRows(
       dataDir,
       `select t.call_id, t.name from tool_calls t join messages m on m.id = t.message_id where m.session_id = ${session} order by t.rowid`,
     ),
@@ -130,7 +130,7 @@ describe('crash recovery of the desktop app', () => {
   }
 
   async function launch(name, home, model) {
-    const app = await launchAppIn({ name, home, modelUrl: model.url });
+    const app = await launchApp({ name, home, modelUrl: model.url });
     cleanups.push(() => app.stop());
     return app;
   }
@@ -172,16 +172,16 @@ describe('crash recovery of the desktop app', () => {
     await s.click(approve);
 
     // The command runs and the turn is live, waiting on it.
-    const [[executionId, pgid]] = await waitUntil(
+    const [[executionId, pgid]] = await until(
       'the execution running with its process group',
       () => {
-        const rows = sqliteRows(app.dataDir, "select id, pgid from executions where status = 'running' and pgid is not null");
+        const rows = dbRows(app.dataDir, "select id, pgid from executions where status = 'running' and pgid is not null");
         return rows.length === 1 && groupMembers(rows[0][1]).some((c) => c.includes(argv.join(' '))) ? rows : null;
       },
-      { timeoutMs: 20_000 },
+      20_000,
     );
-    await waitUntil('the turn live in the UI', async () => (await transcriptState(s)).busy, { timeoutMs: 5_000 });
-    assert.equal((await mockTraffic(model.url)).count, 2, 'the plan and the run');
+    await until('the turn live in the UI', async () => (await transcriptState(s)).busy, 5_000);
+    assert.equal((await mockRequests(model)).count, 2, 'the plan and the run');
     await screenshot(s, 'crash-exec-before-kill.png');
     const before = persisted(app.dataDir, sessionId);
 
@@ -193,24 +193,22 @@ describe('crash recovery of the desktop app', () => {
     app = await launch('crash-exec-2', home, model);
     s = app.session;
     // Start-up recovery ends the orphaned command's group and says so on its row.
-    await waitUntil(`process group ${pgid} gone after the restart`, () => groupMembers(pgid).length === 0, { timeoutMs: 15_000 });
-    const [[status, error]] = sqliteRows(app.dataDir, `select status, error from executions where id = ${executionId}`);
+    await until(`process group ${pgid} gone after the restart`, () => groupMembers(pgid).length === 0, 15_000);
+    const [[status, error]] = dbRows(app.dataDir, `select status, error from executions where id = ${executionId}`);
     assert.notEqual(status, 'running', 'the execution is no longer running');
     assert.ok(['failed', 'finished', 'cancelled', 'timed_out'].includes(status), status);
     if (status !== 'finished') assert.match(error ?? '', /exited|killed|process group/, `a reason on the row: ${error}`);
 
     // The operator looks at the session: the continuation runs, once.
     await openSession(s, sessionId);
-    await waitUntil('the continuation request', async () => (await mockTraffic(model.url)).count >= 3, { timeoutMs: 20_000 });
-    await waitUntil('the continuation ends', async () => !(await transcriptState(s)).busy && (await transcriptState(s)).assistants.some((t) => t.includes('cut by a restart')), {
-      timeoutMs: 20_000,
-    });
+    await until('the continuation request', async () => (await mockRequests(model)).count >= 3, 20_000);
+    await until('the continuation ends', async () => !(await transcriptState(s)).busy && (await transcriptState(s)).assistants.some((t) => t.includes('cut by a restart')), 20_000);
     // Browsing away and back, and the continuation worker's ticks, start nothing more.
     await s.execute("location.hash = '#/'");
     await sleep(1_000);
     await openSession(s, sessionId);
     await sleep(3_000);
-    const traffic = await mockTraffic(model.url);
+    const traffic = await mockRequests(model);
     assert.equal(traffic.count, 3, `the continuation ran once: ${JSON.stringify(traffic.requests.slice(2))}`);
     assert.deepEqual(traffic.failures, [], "the scripted model's checks");
     checkDatabase('after the restart', app.dataDir);
@@ -226,11 +224,9 @@ describe('crash recovery of the desktop app', () => {
 
     // The session goes on.
     await send(s, 'is it fine now?');
-    await waitUntil('the next answer', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Still here after the restart')), {
-      timeoutMs: 20_000,
-    });
-    await waitUntil('the turn over', async () => !(await transcriptState(s)).busy, { timeoutMs: 10_000 });
-    assert.equal((await mockTraffic(model.url)).count, 4, 'one request for the next message');
+    await until('the next answer', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Still here after the restart')), 20_000);
+    await until('the turn over', async () => !(await transcriptState(s)).busy, 10_000);
+    assert.equal((await mockRequests(model)).count, 4, 'one request for the next message');
     state = await transcriptState(s);
     checkTranscript('after the next message', state);
     assert.deepEqual(state.users, ['Wait for the slow job please', 'is it fine now?']);
@@ -256,9 +252,7 @@ describe('crash recovery of the desktop app', () => {
     let s = app.session;
     await s.waitFor('[data-testid="app-frame"]', { timeoutMs: 20_000 });
     await send(s, 'summarise the logs');
-    await waitUntil('the reply streaming into its bubble', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Reading the logs')), {
-      timeoutMs: 20_000,
-    });
+    await until('the reply streaming into its bubble', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Reading the logs')), 20_000);
     const sessionId = Number(/^#\/sessions\/(\d+)$/.exec(await s.execute('return location.hash'))?.[1]);
     assert.ok(sessionId > 0);
     assert.equal((await transcriptState(s)).busy, true, 'the turn is live');
@@ -277,14 +271,12 @@ describe('crash recovery of the desktop app', () => {
     keptAfterRestart('after the restart', before, persisted(app.dataDir, sessionId));
     // A turn cut before any plan leaves the session idle: nothing starts by itself (no
     // request beyond the cut one); the operator's next message carries on.
-    assert.equal((await mockTraffic(model.url)).count, 1, 'no automatic turn for an idle session');
+    assert.equal((await mockRequests(model)).count, 1, 'no automatic turn for an idle session');
     await send(s, 'go on');
-    await waitUntil('the answer after the restart', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Here is the whole answer')), {
-      timeoutMs: 20_000,
-    });
-    await waitUntil('the turn over', async () => !(await transcriptState(s)).busy, { timeoutMs: 10_000 });
+    await until('the answer after the restart', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Here is the whole answer')), 20_000);
+    await until('the turn over', async () => !(await transcriptState(s)).busy, 10_000);
     await sleep(1_000);
-    const traffic = await mockTraffic(model.url);
+    const traffic = await mockRequests(model);
     assert.equal(traffic.count, 2, 'the next message answered once, no more');
     assert.deepEqual(traffic.failures, [], "the scripted model's checks");
     state = await transcriptState(s);

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchAppIn, mockTraffic, screenshot, sqliteRows, startMockLlm, waitUntil, writeSettings } from './harness.mjs';
+import { dbRows, launchApp, mockRequests, screenshot, startMockLlm, until, writeSettings } from './harness.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -123,7 +123,7 @@ describe('model faults in the real app', () => {
       llm: { idle_timeout_secs: IDLE_SECS },
       limits: { model_request_secs: REQUEST_SECS },
     });
-    app = await launchAppIn({ name: 'faults', home, modelUrl: model.url });
+    app = await launchApp({ name: 'faults', home, modelUrl: model.url });
     await app.session.waitFor('[data-testid="app-frame"]', { timeoutMs: 15_000 });
   });
 
@@ -155,15 +155,15 @@ describe('model faults in the real app', () => {
   async function turnOver(what, count, ended) {
     const s = app.session;
     const limit = (REQUEST_SECS + 10) * 1000;
-    await waitUntil(`${what}: ${count} model requests`, async () => (await mockTraffic(model.url)).count >= count, { timeoutMs: limit });
-    await waitUntil(`${what}: the turn ends in the UI`, async () => (await howMany('[data-testid="stop"]')) === 0 && (await ended()), { timeoutMs: limit });
+    await until(`${what}: ${count} model requests`, async () => (await mockRequests(model)).count >= count, limit);
+    await until(`${what}: the turn ends in the UI`, async () => (await howMany('[data-testid="stop"]')) === 0 && (await ended()), limit);
     await sleep(300);
   }
 
   function checkDatabase(what) {
-    assert.deepEqual(sqliteRows(app.dataDir, 'select id from messages where pending = 1'), [], `${what}: no pending row`);
+    assert.deepEqual(dbRows(app.dataDir, 'select id from messages where pending = 1'), [], `${what}: no pending row`);
     assert.deepEqual(
-      sqliteRows(
+      dbRows(
         app.dataDir,
         "select id from messages m where role = 'assistant' and trim(text) = '' and error is null and not exists (select 1 from tool_calls t where t.message_id = m.id)",
       ),
@@ -178,7 +178,7 @@ describe('model faults in the real app', () => {
     for (const [i, c] of CASES.entries()) {
       const what = c.name;
       await s.click(await s.find('[data-testid="new-session"]'));
-      await waitUntil(`${what}: a new task`, async () => (await s.execute('return location.hash')) === '#/' || (await s.execute('return location.hash')) === '');
+      await until(`${what}: a new task`, async () => (await s.execute('return location.hash')) === '#/' || (await s.execute('return location.hash')) === '');
       const started = Date.now();
       await send(task(i));
       const fails = Array.isArray(c.outcome);
@@ -191,7 +191,7 @@ describe('model faults in the real app', () => {
       assert.ok(took <= (REQUEST_SECS + 10) * 1000, `${what}: took ${took} ms`);
       if (c.atLeastMs) assert.ok(took >= c.atLeastMs, `${what}: the Retry-After was not waited (${took} ms)`);
       seen += c.requests;
-      const traffic = await mockTraffic(model.url);
+      const traffic = await mockRequests(model);
       assert.equal(traffic.count, seen, `${what}: model requests`);
       assert.deepEqual(traffic.failures, [], `${what}: the scripted model's checks`);
       await screenshot(s, `faults-${i + 1}.png`);
@@ -203,7 +203,7 @@ describe('model faults in the real app', () => {
       // The operator's message once (the transcript is virtual: a 1 MB reply pushes it out of
       // the rendered rows, so it is read at the top).
       await s.execute('document.querySelector("[data-testid=transcript]").scrollTop = 0');
-      await waitUntil(`${what}: the operator's message at the top`, async () => (await howMany('[data-testid="msg-user"]')) > 0, { timeoutMs: 5_000 });
+      await until(`${what}: the operator's message at the top`, async () => (await howMany('[data-testid="msg-user"]')) > 0, 5_000);
       assert.deepEqual(await texts('[data-testid="msg-user"]'), [task(i)], `${what}: the operator's message`);
       await s.execute('const t = document.querySelector("[data-testid=transcript]"); t.scrollTop = t.scrollHeight');
       const [transcript] = await texts('[data-testid="transcript"]');
@@ -235,17 +235,17 @@ describe('model faults in the real app', () => {
       await send(NEXT);
       await turnOver(`${what}, next message`, seen + 1, async () => (await texts('[data-testid="msg-assistant"]')).some((t) => t.includes('Still here.')));
       seen += 1;
-      await waitUntil(`${what}: the session done after the next message`, async () => (await howMany('[data-testid="chat-status"].status-done')) > 0);
+      await until(`${what}: the session done after the next message`, async () => (await howMany('[data-testid="chat-status"].status-done')) > 0);
       assert.equal(await s.execute('return location.hash'), hash, `${what}: the same session`);
       assert.equal((await howMany('[data-testid="msg-progress"]')), 0, `${what}: a pending bubble left after the next message`);
       assert.deepEqual(await texts('[data-testid="msg-user"]'), [task(i), NEXT].slice(c.outcome === 'answers' ? 1 : 0), `${what}: both messages kept`);
       assert.deepEqual(
-        sqliteRows(app.dataDir, `select text from messages where role = 'user' and auto = 0 and session_id = ${hash.split('/').pop()} order by id`),
+        dbRows(app.dataDir, `select text from messages where role = 'user' and auto = 0 and session_id = ${hash.split('/').pop()} order by id`),
         [[task(i)], [NEXT]],
         `${what}: both messages stored`,
       );
       assert.equal((await howMany('[data-testid="turn-error"]')), 0, `${what}: the old error card is gone`);
-      const after = await mockTraffic(model.url);
+      const after = await mockRequests(model);
       assert.equal(after.count, seen, `${what}: one request for the next message`);
       assert.deepEqual(after.failures, [], `${what}: the scripted model's checks`);
       checkDatabase(`${what}, next message`);

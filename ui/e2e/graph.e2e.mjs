@@ -3,58 +3,28 @@
 // it, nginx's version learned from `nginx -v` in session 1). Run by scripts/e2e.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Session } from './webdriver.mjs';
-import { drawnPixels, freePort, stopApp, waitForDriver } from './harness.mjs';
+import { artifacts, drawnPixels, launchApp } from './harness.mjs';
 
-const app = process.env.NOMOS_APP_BINARY;
-const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
-const artifacts = resolve(process.env.NOMOS_E2E_ARTIFACTS ?? 'artifacts/e2e');
 const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
 
 describe('knowledge graph and ledger in the real webview', () => {
-  let driver;
   let session;
-  let dataDir;
-  let driverLog = '';
+  let stop;
 
   before(async () => {
-    assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
-    mkdirSync(artifacts, { recursive: true });
-    const home = mkdtempSync(join(tmpdir(), 'nomos-e2e-graph-'));
-    dataDir = join(home, 'data');
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    copyFileSync(fixture, join(dataDir, 'nomos.db'));
-    const env = {
-      ...process.env,
-      NOMOS_DATA_DIR: dataDir,
-      XDG_DATA_HOME: join(home, 'xdg-data'),
-      XDG_CONFIG_HOME: join(home, 'xdg-config'),
-      XDG_CACHE_HOME: join(home, 'xdg-cache'),
-    };
-    const port = await freePort();
-    const nativePort = await freePort();
-    driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    driver.stdout.on('data', (d) => (driverLog += d));
-    driver.stderr.on('data', (d) => (driverLog += d));
-    const base = `http://127.0.0.1:${port}`;
-    await waitForDriver(base, driver);
-    session = await Session.create(base, app);
+    ({ session, stop } = await launchApp({
+      name: 'graph',
+      beforeStart: ({ dataDir }) => {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+        copyFileSync(fixture, join(dataDir, 'nomos.db'));
+      },
+    }));
   });
 
   after(async () => {
-    if (session) await session.delete().catch(() => {});
-    driver?.kill('SIGTERM');
-    if (dataDir) await stopApp(dataDir);
-    driver?.stdout?.destroy();
-    driver?.stderr?.destroy();
-    if (driverLog) writeFileSync(join(artifacts, 'graph-tauri-driver.log'), driverLog);
+    await stop?.();
   });
 
   it('draws the fixture graph: the node count matches and the canvas is not blank', async () => {

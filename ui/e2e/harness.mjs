@@ -100,17 +100,30 @@ export async function startMockLlm(script) {
 }
 
 /**
- * Launches the real app through tauri-driver with a private home. `mockScript`: a scripted
- * model the app is configured with through the environment (none: no model configured).
- * `name` prefixes the artifacts this run writes. `beforeStart({ home, dataDir, env })` runs
- * once the private home exists and before the app starts (e.g. a CLI import into its store).
- * Resolves with { session, dataDir, home, mock, stop() } (`mock`: the scripted model server,
- * null without a script).
+ * Launches the real app through tauri-driver. `home`: an existing home to launch on (its data
+ * directory `home/data` outlives the launch, so a test can kill the app and start it again on
+ * the same data); none: a fresh private home. The model the app is configured with through
+ * the environment: `mockScript`, a scripted model server this launch starts and stops; or
+ * `modelUrl`, a server already running (its owner stops it); or neither: no model (unless
+ * `env` names one). `name` prefixes the artifacts this run writes. `beforeStart({ home,
+ * dataDir, env })` runs once the home exists and before the app starts (e.g. a CLI import into
+ * its store, a fixture database). Resolves with { session, dataDir, home, mock, pid, stop(),
+ * kill9() }: `mock` is the server this launch started (null otherwise), `pid` the app's own
+ * process; `kill9` kills that process with SIGKILL (no clean shutdown) and ends the WebDriver
+ * side, leaving the data directory to the next launch.
  */
-export async function launchApp({ name, mockScript = null, env: extraEnv = {}, beforeStart = null } = {}) {
+export async function launchApp({
+  name,
+  home = null,
+  mockScript = null,
+  modelUrl = null,
+  env: extraEnv = {},
+  beforeStart = null,
+} = {}) {
   assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
+  assert.ok(!(mockScript && modelUrl), 'a launch takes a mockScript or a modelUrl, not both');
   mkdirSync(artifacts, { recursive: true });
-  const home = mkdtempSync(join(tmpdir(), `nomos-e2e-${name}-`));
+  home ??= mkdtempSync(join(tmpdir(), `nomos-e2e-${name}-`));
   const dataDir = join(home, 'data');
   const env = {
     ...process.env,
@@ -127,7 +140,10 @@ export async function launchApp({ name, mockScript = null, env: extraEnv = {}, b
   let mock = null;
   if (mockScript) {
     mock = await startMockLlm(mockScript);
-    env.NOMOS_LLM_BASE_URL = mock.url;
+    modelUrl = mock.url;
+  }
+  if (modelUrl) {
+    env.NOMOS_LLM_BASE_URL = modelUrl;
     env.NOMOS_LLM_MODEL = 'mock-e2e';
     env.NOMOS_LLM_PROVIDER = 'openai';
   }
@@ -145,22 +161,50 @@ export async function launchApp({ name, mockScript = null, env: extraEnv = {}, b
   await waitForDriver(base, driver);
   const session = await Session.create(base, app);
 
-  async function stop() {
-    try {
-      writeFileSync(join(artifacts, `${name}-final.png`), await session.screenshotPng());
-    } catch (err) {
-      console.error(`final screenshot failed: ${err.message}`);
-    }
-    await session.delete().catch(() => {});
+  function endDriver() {
     driver.kill('SIGTERM');
-    mock?.child.kill('SIGTERM');
-    await stopApp(dataDir);
     driver.stdout?.destroy();
     driver.stderr?.destroy();
-    if (mock?.log()) writeFileSync(join(artifacts, `${name}-mock-llm.log`), mock.log());
     if (driverLog) writeFileSync(join(artifacts, `${name}-tauri-driver.log`), driverLog);
   }
-  return { session, dataDir, home, mock, stop };
+  function endMock() {
+    mock?.child.kill('SIGTERM');
+    if (mock?.log()) writeFileSync(join(artifacts, `${name}-mock-llm.log`), mock.log());
+  }
+  let killed = false;
+  async function stop() {
+    // A killed app has no session to photograph, and another launch may own its data directory.
+    if (!killed) {
+      try {
+        writeFileSync(join(artifacts, `${name}-final.png`), await session.screenshotPng());
+      } catch (err) {
+        console.error(`final screenshot failed: ${err.message}`);
+      }
+      await session.delete().catch(() => {});
+      endDriver();
+      await stopApp(dataDir);
+    }
+    endMock();
+  }
+  let pid;
+  try {
+    pid = await until('the app process', () => appPid(dataDir), 10_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  async function kill9() {
+    killed = true;
+    process.kill(pid, 'SIGKILL');
+    await until(
+      `app process ${pid} gone after SIGKILL`,
+      () => !existsSync(`/proc/${pid}/stat`) || /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1')),
+      5_000,
+    );
+    await session.delete().catch(() => {});
+    endDriver();
+  }
+  return { session, dataDir, home, mock, pid, stop, kill9 };
 }
 
 /// Writes a screenshot of the webview to the artifacts folder.
@@ -249,7 +293,7 @@ export async function until(what, check, timeoutMs = 15_000) {
     if (last) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 500)})`);
 }
 
 /** Rows of a query on the app's real SQLite file (read by python3's sqlite3, as JSON). */
@@ -265,8 +309,11 @@ export function dbRows(dataDir, sql) {
 }
 
 /**
- * What the scripted model server received so far (`GET /_mock/requests`): every request in
- * order, `{ seq, path, headers, body, step }`. `mock.url` ends in `/v1`.
+ * What the scripted model server received so far (`GET /_mock/requests`, not itself a model
+ * request): `{ count, failures, requests }`, every request in order as `{ seq, method, path,
+ * format, headers (keys shown as ***), body, step, last_user, last_tool_result }`, and every
+ * failed check or request past the end of the script as `{ request, step, reason }`. `mock`:
+ * what `startMockLlm` (or `launchApp`) resolved with; `mock.url` ends in `/v1`.
  */
 export async function mockRequests(mock) {
   const root = mock.url.replace(/\/v1\/?$/, '');
@@ -352,44 +399,6 @@ export async function registerSecret(label, value) {
   appendFileSync(join(artifacts, 'secrets.tsv'), `${label}\t${value}\n`, { mode: 0o600 });
 }
 
-// ---- Shared by the crash and fault suites (crash.e2e.mjs, faults.e2e.mjs) ----
-
-/** Polls `check` until it returns something truthy; fails naming `what` and the last value. */
-export async function waitUntil(what, check, { timeoutMs = 15_000, intervalMs = 100 } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 500)})`);
-}
-
-/** What a `nomos mock-llm` server has seen (`GET /requests`): { count, requests, failures }. */
-export async function mockTraffic(modelUrl) {
-  const res = await fetch(`${modelUrl.replace(/\/v1\/?$/, '')}/requests`);
-  assert.ok(res.ok, `mock-llm /requests answered ${res.status}`);
-  return res.json();
-}
-
-/** Rows of a query on the app's SQLite file, read with Python's sqlite3 (the real file). */
-export function sqliteRows(dataDir, sql) {
-  const out = execFileSync('python3', [
-    '-c',
-    'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))',
-    join(dataDir, 'nomos.db'),
-    sql,
-  ]);
-  return JSON.parse(out.toString());
-}
-
-/** Writes the settings file the app reads at start (what its Settings view saves). */
-export function writeSettings(dataDir, runtime) {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ runtime }), { mode: 0o600 });
-}
-
 /** The app's own process (not its WebKit helpers nor commands it started) for a data directory. */
 export function appPid(dataDir) {
   const exe = realpathSync(app);
@@ -403,70 +412,8 @@ export function appPid(dataDir) {
   return pids.length === 1 ? pids[0] : null;
 }
 
-/**
- * Launches the real app on an existing home (its data directory `home/data` outlives the
- * launch, so a test can kill the app and start it again on the same data) against a model
- * server already running at `modelUrl`. Resolves with { session, dataDir, pid, stop(), kill9() }:
- * `kill9` kills the app process itself with SIGKILL (no clean shutdown) and ends the
- * WebDriver side.
- */
-export async function launchAppIn({ name, home, modelUrl, env: extraEnv = {} }) {
-  assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
-  mkdirSync(artifacts, { recursive: true });
-  const dataDir = join(home, 'data');
-  const env = {
-    ...process.env,
-    NOMOS_DATA_DIR: dataDir,
-    XDG_DATA_HOME: join(home, 'xdg-data'),
-    XDG_CONFIG_HOME: join(home, 'xdg-config'),
-    XDG_CACHE_HOME: join(home, 'xdg-cache'),
-    ...extraEnv,
-  };
-  for (const key of Object.keys(env)) {
-    if (/^(NOMOS_LLM_|OPENAI_|ANTHROPIC_|OPENROUTER_)/.test(key) && !(key in extraEnv)) delete env[key];
-  }
-  env.NOMOS_LLM_BASE_URL = modelUrl;
-  env.NOMOS_LLM_MODEL = 'mock-e2e';
-  env.NOMOS_LLM_PROVIDER = 'openai';
-  const port = await freePort();
-  const nativePort = await freePort();
-  let driverLog = '';
-  const driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  driver.stdout.on('data', (d) => (driverLog += d));
-  driver.stderr.on('data', (d) => (driverLog += d));
-  const base = `http://127.0.0.1:${port}`;
-  await waitForDriver(base, driver);
-  const session = await Session.create(base, app);
-  const pid = await waitUntil('the app process', () => appPid(dataDir), { timeoutMs: 10_000 });
-
-  async function endDriver() {
-    driver.kill('SIGTERM');
-    driver.stdout?.destroy();
-    driver.stderr?.destroy();
-    if (driverLog) writeFileSync(join(artifacts, `${name}-tauri-driver.log`), driverLog);
-  }
-  let killed = false;
-  async function stop() {
-    // A killed app has no session to photograph; another launch may own the data directory.
-    if (killed) return;
-    try {
-      writeFileSync(join(artifacts, `${name}-final.png`), await session.screenshotPng());
-    } catch (err) {
-      console.error(`final screenshot failed: ${err.message}`);
-    }
-    await session.delete().catch(() => {});
-    await endDriver();
-    await stopApp(dataDir);
-  }
-  async function kill9() {
-    killed = true;
-    process.kill(pid, 'SIGKILL');
-    await waitUntil(`app process ${pid} gone after SIGKILL`, () => !existsSync(`/proc/${pid}/stat`) || /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1')), { timeoutMs: 5_000 });
-    await session.delete().catch(() => {});
-    await endDriver();
-  }
-  return { session, dataDir, pid, stop, kill9 };
+/** Writes the settings file the app reads at start (what its Settings view saves), before a launch. */
+export function writeSettings(dataDir, runtime) {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ runtime }), { mode: 0o600 });
 }

@@ -6,15 +6,11 @@
 // needs approval; the test never approves it. Run by scripts/e2e.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Session } from './webdriver.mjs';
-import { artifacts, freePort, startMockLlm, stopApp, waitForDriver } from './harness.mjs';
+import { artifacts, launchApp } from './harness.mjs';
 
-const app = process.env.NOMOS_APP_BINARY;
-const tauriDriver = process.env.TAURI_DRIVER ?? 'tauri-driver';
 const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
 const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
@@ -31,63 +27,24 @@ c.commit()
 `;
 
 describe('home overview and the blast radius of an approval', () => {
-  let driver;
   let session;
-  let dataDir;
-  let mock;
-  let driverLog = '';
+  let stop;
 
   before(async () => {
-    assert.ok(app && existsSync(app), `NOMOS_APP_BINARY must point at the built app (got ${app})`);
-    mkdirSync(artifacts, { recursive: true });
-    const home = mkdtempSync(join(tmpdir(), 'nomos-e2e-home-'));
-    dataDir = join(home, 'data');
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const db = join(dataDir, 'nomos.db');
-    copyFileSync(fixture, db);
-    execFileSync('python3', ['-c', SEED, db]);
-    mock = await startMockLlm('e2e/fixtures/approval-on-local.yaml');
-    const env = {
-      ...process.env,
-      NOMOS_DATA_DIR: dataDir,
-      XDG_DATA_HOME: join(home, 'xdg-data'),
-      XDG_CONFIG_HOME: join(home, 'xdg-config'),
-      XDG_CACHE_HOME: join(home, 'xdg-cache'),
-    };
-    for (const key of Object.keys(env)) {
-      if (/^(NOMOS_LLM_|OPENAI_|ANTHROPIC_|OPENROUTER_)/.test(key)) delete env[key];
-    }
-    env.NOMOS_LLM_BASE_URL = mock.url;
-    env.NOMOS_LLM_MODEL = 'mock-e2e';
-    env.NOMOS_LLM_PROVIDER = 'openai';
-    const port = await freePort();
-    const nativePort = await freePort();
-    driver = spawn(tauriDriver, ['--port', String(port), '--native-port', String(nativePort)], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    driver.stdout.on('data', (d) => (driverLog += d));
-    driver.stderr.on('data', (d) => (driverLog += d));
-    const base = `http://127.0.0.1:${port}`;
-    await waitForDriver(base, driver);
-    session = await Session.create(base, app);
+    ({ session, stop } = await launchApp({
+      name: 'home',
+      mockScript: 'e2e/fixtures/approval-on-local.yaml',
+      beforeStart: ({ dataDir }) => {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+        const db = join(dataDir, 'nomos.db');
+        copyFileSync(fixture, db);
+        execFileSync('python3', ['-c', SEED, db]);
+      },
+    }));
   });
 
   after(async () => {
-    if (session) {
-      await session
-        .screenshotPng()
-        .then((png) => writeFileSync(join(artifacts, 'home-final.png'), png))
-        .catch(() => {});
-      await session.delete().catch(() => {});
-    }
-    driver?.kill('SIGTERM');
-    mock?.child.kill('SIGTERM');
-    if (dataDir) await stopApp(dataDir);
-    driver?.stdout?.destroy();
-    driver?.stderr?.destroy();
-    if (driverLog) writeFileSync(join(artifacts, 'home-tauri-driver.log'), driverLog);
-    if (mock?.log()) writeFileSync(join(artifacts, 'home-mock-llm.log'), mock.log());
+    await stop?.();
   });
 
   it("the start screen lists the fixture's targets (never audited first) and its recent session", async () => {

@@ -224,8 +224,6 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         return plain(StatusCode::OK, "mock-llm ok\n");
     } else if method == "GET" && path == REQUESTS_PATH {
         return recorded_requests(&shared);
-    } else if method == "GET" && path == "/requests" {
-        return traffic(&shared);
     } else {
         return plain(StatusCode::NOT_FOUND, "mock-llm: unknown path\n");
     };
@@ -372,8 +370,10 @@ fn models(shared: &Shared) -> Response {
 }
 
 /// Where a test in another process (the end-to-end tests drive `nomos mock-llm`) reads what the
-/// server received: every recorded request, in order, as JSON. Not under `/v1`, so no client
-/// under test reaches it by accident, and not recorded itself.
+/// server received, as JSON: `count`, `failures` and every request in order (`seq`, `method`,
+/// `path`, `format`, `headers` with keys masked, `body`, `step`, and the `last_user` and
+/// `last_tool_result` texts the checks read). Not under `/v1`, so no client under test
+/// reaches it by accident, and not recorded itself.
 pub const REQUESTS_PATH: &str = "/_mock/requests";
 
 /// Headers a client may put a key in; the recording keeps them, this listing does not.
@@ -388,30 +388,30 @@ fn is_credential_header(name: &str) -> bool {
 }
 
 fn recorded_requests(shared: &Shared) -> Response {
-    let mut requests = shared.lock().requests.clone();
-    for request in &mut requests {
-        for (name, value) in &mut request.headers {
-            if is_credential_header(name) {
-                *value = "***".to_owned();
-            }
-        }
-    }
-    json(serde_json::to_string(&requests).unwrap_or_else(|_| "[]".to_owned()))
-}
-
-/// `GET /requests`: what a test driving the server from another process (the end-to-end
-/// tests, through `nomos mock-llm`) needs to count model requests and see failed checks. Each
-/// request's path, the step that answered and the last operator and tool texts; headers are
-/// left out (they carry the client's key).
-fn traffic(shared: &Shared) -> Response {
     let inner = shared.lock();
     let requests: Vec<serde_json::Value> = inner
         .requests
         .iter()
         .map(|r| {
+            let headers: Vec<(&str, &str)> = r
+                .headers
+                .iter()
+                .map(|(name, value)| {
+                    let shown = if is_credential_header(name) {
+                        "***"
+                    } else {
+                        value.as_str()
+                    };
+                    (name.as_str(), shown)
+                })
+                .collect();
             serde_json::json!({
                 "seq": r.seq,
+                "method": r.method,
                 "path": r.path,
+                "format": r.format,
+                "headers": headers,
+                "body": r.body,
                 "step": r.step,
                 "last_user": r.last_user_text(),
                 "last_tool_result": r.last_tool_result(),
@@ -420,8 +420,8 @@ fn traffic(shared: &Shared) -> Response {
         .collect();
     let body = serde_json::json!({
         "count": inner.requests.len(),
-        "requests": requests,
         "failures": inner.failures,
+        "requests": requests,
     });
     drop(inner);
     json(body.to_string())

@@ -359,8 +359,9 @@ async fn models_and_health_endpoints() {
     assert_eq!(server.request_count(), 0, "only chat requests are recorded");
 }
 
-/// Another process (the end-to-end tests drive `nomos mock-llm`) reads every request the
-/// server received, bodies whole, in order, with keys hidden; reading is not itself recorded.
+/// Another process (the end-to-end tests drive `nomos mock-llm`) reads, in one listing, the
+/// request count, the failed checks and every request (bodies whole, in order, the answering
+/// step, the last operator and tool texts) with keys hidden; reading is not itself recorded.
 #[tokio::test]
 async fn recorded_requests_are_listed_over_http_without_keys() {
     let server = MockServer::start(Script::new([
@@ -372,6 +373,7 @@ async fn recorded_requests_are_listed_over_http_without_keys() {
             code: None,
             retry_after: None,
         }),
+        Step::text("three").expect(Expect::LastUserContains("never sent".into())),
     ]))
     .await
     .unwrap();
@@ -386,47 +388,121 @@ async fn recorded_requests_are_listed_over_http_without_keys() {
         assert_eq!(resp.status(), 200);
         resp.json::<Value>().await.unwrap()
     };
-    assert_eq!(list().await, json!([]));
+    assert_eq!(
+        list().await,
+        json!({"count": 0, "failures": [], "requests": []})
+    );
     let url = format!("{}/chat/completions", server.base_url());
     post(url.clone(), chat(true)).await;
     let mut second = chat(false);
     second["messages"][1]["content"] = json!("the reason: the disk is shared");
-    let (status, _, _) = post(url, second).await;
+    second["messages"].as_array_mut().unwrap().extend([
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "run", "arguments": "{\"command\": \"df\"}"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "/dev/sda1 12%"}),
+    ]);
+    let (status, _, _) = post(url.clone(), second).await;
     assert_eq!(status, 500);
+    // A failed check, then a request past the end of the script.
+    for _ in 0..2 {
+        post(url.clone(), chat(true)).await;
+    }
+    // An Anthropic client's key header is hidden too.
+    let resp = reqwest::Client::new()
+        .post(format!("{}/v1/messages", server.root_url()))
+        .header("x-api-key", "k2")
+        .json(&json!({"model": "m1", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 400, "past the end of the script");
     let seen = list().await;
-    let seen = seen.as_array().unwrap();
-    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen["count"], 5, "{seen}");
+    let requests = seen["requests"].as_array().unwrap();
+    assert_eq!(requests.len(), 5, "{seen}");
     assert_eq!(
         server.request_count(),
-        2,
+        5,
         "listing is not a request to the model"
     );
-    for (i, request) in seen.iter().enumerate() {
+    for (i, request) in requests.iter().enumerate() {
         assert_eq!(request["seq"], i);
-        assert_eq!(request["path"], "/v1/chat/completions");
-        let auth: Vec<&Value> = request["headers"]
+        assert_eq!(request["method"], "POST");
+        let keys: Vec<&Value> = request["headers"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|h| h[0] == "authorization")
+            .filter(|h| h[0] == "authorization" || h[0] == "x-api-key")
             .map(|h| &h[1])
             .collect();
-        assert_eq!(auth, [&json!("***")], "the key is not listed");
+        assert_eq!(keys, [&json!("***")], "the key is not listed: {request}");
     }
-    assert_eq!(seen[0]["body"]["messages"][1]["content"], "hello");
+    let paths: Vec<&Value> = requests.iter().map(|r| &r["path"]).collect();
     assert_eq!(
-        seen[1]["body"]["messages"][1]["content"],
+        paths,
+        [
+            "/v1/chat/completions",
+            "/v1/chat/completions",
+            "/v1/chat/completions",
+            "/v1/chat/completions",
+            "/v1/messages"
+        ]
+    );
+    assert_eq!(requests[4]["format"], "anthropic");
+    let steps: Vec<&Value> = requests.iter().map(|r| &r["step"]).collect();
+    assert_eq!(
+        steps,
+        [&json!(0), &json!(1), &json!(2), &Value::Null, &Value::Null]
+    );
+    assert_eq!(requests[0]["body"]["messages"][1]["content"], "hello");
+    assert_eq!(requests[0]["last_user"], "hello");
+    assert_eq!(requests[0]["last_tool_result"], Value::Null);
+    assert_eq!(
+        requests[1]["body"]["messages"][1]["content"],
         "the reason: the disk is shared"
     );
-    assert!(
-        !seen.iter().any(|r| r.to_string().contains("k1")),
-        "no key anywhere: {seen:?}"
+    assert_eq!(requests[1]["last_user"], "the reason: the disk is shared");
+    assert_eq!(requests[1]["last_tool_result"], "/dev/sda1 12%");
+    assert_eq!(requests[4]["last_user"], "hi");
+    let failures = seen["failures"].as_array().unwrap();
+    let failed: Vec<(&Value, &Value)> = failures
+        .iter()
+        .map(|f| (&f["request"], &f["step"]))
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            (&json!(2), &json!(2)),
+            (&json!(3), &Value::Null),
+            (&json!(4), &Value::Null)
+        ],
+        "a failed check and two requests past the script: {seen}"
     );
+    assert!(
+        failures[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("never sent"),
+        "{seen}"
+    );
+    let text = seen.to_string();
+    assert!(
+        !text.contains("k1") && !text.contains("k2"),
+        "no key anywhere: {seen}"
+    );
+    // Reading again is not a model request either.
+    assert_eq!(list().await["count"], 5);
     // The recording itself keeps what arrived.
     assert_eq!(
         server.requests()[0].header("authorization"),
         Some("Bearer k1")
     );
+    // The old second listing is gone: one place to read.
+    let old = reqwest::get(format!("{}/requests", server.root_url()))
+        .await
+        .unwrap();
+    assert_eq!(old.status().as_u16(), 404);
+    server.shutdown().await;
 }
 
 #[tokio::test]
@@ -516,50 +592,4 @@ async fn a_hook_step_is_built_from_the_request_it_answers() {
         failures[0].reason.contains("no hook named `missing`"),
         "{failures:?}"
     );
-}
-
-/// `GET /requests` lets a test in another process count the model requests and read the
-/// failed checks; it never shows the client's credential.
-#[tokio::test]
-async fn the_traffic_is_readable_over_http_without_headers() {
-    let server = MockServer::start(Script::new([
-        Step::text("one"),
-        Step::text("two").expect(Expect::LastUserContains("never sent".into())),
-    ]))
-    .await
-    .unwrap();
-    let traffic = || async {
-        let r = reqwest::get(format!("{}/requests", server.root_url()))
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 200);
-        r.json::<Value>().await.unwrap()
-    };
-    assert_eq!(traffic().await["count"], 0);
-    let url = format!("{}/chat/completions", server.base_url());
-    for _ in 0..3 {
-        post(url.clone(), chat(true)).await;
-    }
-    let t = traffic().await;
-    assert_eq!(t["count"], 3, "{t}");
-    let steps: Vec<Value> = t["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["step"].clone())
-        .collect();
-    assert_eq!(steps, vec![json!(0), json!(1), Value::Null]);
-    assert_eq!(t["requests"][0]["last_user"], "hello");
-    assert_eq!(t["requests"][0]["path"], "/v1/chat/completions");
-    let failures = t["failures"].as_array().unwrap();
-    assert_eq!(
-        failures.len(),
-        2,
-        "a failed check and an exhausted script: {t}"
-    );
-    assert!(!t.to_string().contains("k1"), "no header in {t}");
-    // Reading it is not a model request.
-    assert_eq!(traffic().await["count"], 3);
-    assert_eq!(server.request_count(), 3);
-    server.shutdown().await;
 }
