@@ -63,13 +63,23 @@ fi
 # thin LTO); cargo rebuilds only what changed.
 ensure_packages "${BUILD_PACKAGES[@]}" xvfb webkit2gtk-driver dbus python3
 ensure_ui_deps
-build_ui
-say "building the release app and the bare Tauri reference app"
-# The same package set as a full release build, so its feature resolution (and cache) is shared.
-(cd "$ROOT" && cargo build --release -p nomos-desktop -p nomos-cli)
+app_bin="$TARGET/release/nomos-desktop"
+# Rebuilding the UI rewrites ui/dist, which makes cargo relink the release app (many minutes
+# with thin LTO on 2 cores): only when a source is newer than the binary.
+if [ ! -x "$app_bin" ] || [ -n "$(find "$ROOT/ui/src" "$ROOT/ui/index.html" "$ROOT/src-tauri" "$ROOT/crates" \
+    -newer "$app_bin" -type f \( -name '*.rs' -o -name '*.ts' -o -name '*.svelte' -o -name '*.css' \
+    -o -name '*.html' -o -name '*.json' -o -name '*.toml' -o -name '*.sql' \) -print -quit)" ]; then
+  build_ui
+  say "building the release app"
+  # The same package set as a full release build, so its feature resolution (and cache) is shared.
+  (cd "$ROOT" && cargo build --release -p nomos-desktop -p nomos-cli)
+else
+  say "the release app is newer than its sources: not rebuilt"
+fi
+say "building the bare Tauri reference app (release)"
 (cd "$ROOT/bench/bare-tauri" && cargo build --release)
 export TAURI_DRIVER="$(ensure_tauri_driver)"
-export NOMOS_APP_BINARY="$TARGET/release/nomos-desktop"
+export NOMOS_APP_BINARY="$app_bin"
 export BARE_TAURI_BINARY="$TARGET/release/bare-tauri"
 cd "$ROOT/ui"
 # Each in its own display and session bus, so one leaves nothing behind for the next.
