@@ -76,11 +76,14 @@ if [ ! -x "$app_bin" ] || [ -n "$(find "$ROOT/ui/src" "$ROOT/ui/index.html" "$RO
 else
   say "the release app is newer than its sources: not rebuilt"
 fi
-say "building the bare Tauri reference app (release)"
-(cd "$ROOT/bench/bare-tauri" && cargo build --release)
+bare_bin="$TARGET/release/bare-tauri"
+if [ ! -x "$bare_bin" ] || [ -n "$(find "$ROOT/bench/bare-tauri" -newer "$bare_bin" -type f -not -path '*/gen/*' -print -quit)" ]; then
+  say "building the bare Tauri reference app (release)"
+  (cd "$ROOT/bench/bare-tauri" && cargo build --release)
+fi
 export TAURI_DRIVER="$(ensure_tauri_driver)"
 export NOMOS_APP_BINARY="$app_bin"
-export BARE_TAURI_BINARY="$TARGET/release/bare-tauri"
+export BARE_TAURI_BINARY="$bare_bin"
 cd "$ROOT/ui"
 # Each in its own display and session bus, so one leaves nothing behind for the next.
 run_bench ui xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- node e2e/bench-ui.mjs
