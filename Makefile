@@ -15,3 +15,11 @@ bindings: ## regenerate the TypeScript IPC types from crates/protocol
 
 fuzz: ## fuzz the classifier, the eval manifest parser and the SSE parser (FUZZ_SECONDS each, default 300)
 	@scripts/fuzz.sh
+
+# Benchmarks of DESIGN §14 (report, never gate): one table in artifacts/bench/table.md.
+.PHONY: bench bench-ui
+bench: ## run every DESIGN §14 benchmark, core and app, and print one table (BENCH_QUICK=1: short form)
+	@scripts/bench.sh
+
+bench-ui: ## only the app rows of the table (release app and a bare Tauri window under Xvfb)
+	@scripts/bench.sh --ui-only

@@ -32,6 +32,10 @@ FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-15}" "$ROOT/scripts/fuzz.sh"
 say "UI: type check, IPC boundary, unit tests"
 (cd ui && npm run --silent check && npm run --silent lint:ipc && npm run --silent test)
 
+# The `make bench` table maker and the UI bench's figures (no benchmark runs here).
+say "bench table maker: unit tests"
+node --test scripts/bench/
+
 say "building the desktop app and the CLI for the end-to-end tests"
 cargo build -p nomos-desktop -p nomos-cli
 "$ROOT/scripts/e2e.sh"
