@@ -5,6 +5,8 @@
 //! The commands the script runs are read-only (`seq`, `ls` of a path inside the test's own
 //! temporary directory), like the golden evals' `uname -s`.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -63,7 +65,7 @@ struct Launch {
 }
 
 fn nomos(home: &Path, base_url: &str, args: &[&str], launch: Launch) -> Output {
-    let bin = env!("CARGO_BIN_EXE_nomos");
+    let bin = common::NOMOS;
     let mut cmd = if launch.pty {
         // One shell line for `script -c`: every word single-quoted (none holds a quote).
         let line: Vec<String> = std::iter::once(bin)
@@ -81,14 +83,7 @@ fn nomos(home: &Path, base_url: &str, args: &[&str], launch: Launch) -> Output {
         c.args(args);
         c
     };
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NOMOS_DATA_DIR", home.join("data"))
-        .env("NOMOS_LLM_BASE_URL", base_url)
-        .env("NOMOS_LLM_MODEL", "m")
-        .env("NOMOS_LLM_API_KEY", "test-key")
-        .stdin(std::process::Stdio::null());
+    common::isolate(&mut cmd, home, Some(base_url)).stdin(std::process::Stdio::null());
     if launch.no_color {
         cmd.env("NO_COLOR", "1");
     }

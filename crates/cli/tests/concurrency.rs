@@ -9,6 +9,8 @@
 //! the audit log, where every holding of a session's turn lease is a `turn.start`/`turn.end`
 //! pair written in the lease's own transaction (`nomos_store::turn_holdings`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -25,15 +27,7 @@ const PROCESS_LIMIT: Duration = Duration::from_secs(60);
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn spawn(home: &Path, base_url: &str, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_nomos"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NOMOS_DATA_DIR", home.join("data"))
-        .env("NOMOS_LLM_BASE_URL", base_url)
-        .env("NOMOS_LLM_MODEL", "m")
-        .env("NOMOS_LLM_API_KEY", "test-key")
+    common::nomos_command(home, Some(base_url), args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -9,9 +9,11 @@
 //! no pending or empty assistant row; the operator's message kept; a partial reply never
 //! repeated; and the session answers the next `nomos ask --session` against a healthy model.
 
+mod common;
+
 use std::io::Read as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use nomos_mock_llm::{MockServer, Script};
@@ -195,15 +197,8 @@ struct Run {
 /// test past [`HARD_LIMIT`].
 fn nomos(home: &Path, base_url: &str, args: &[&str]) -> Run {
     let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nomos"))
+    let mut child = common::nomos_command(home, Some(base_url), &[])
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NOMOS_DATA_DIR", home.join("data"))
-        .env("NOMOS_LLM_BASE_URL", base_url)
-        .env("NOMOS_LLM_MODEL", "m")
-        .env("NOMOS_LLM_API_KEY", "test-key")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

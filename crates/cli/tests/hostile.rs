@@ -9,6 +9,8 @@
 //! temporary directory; the only commands that run are `cat` of those files and a `touch`
 //! inside that directory which must never be approved.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -26,17 +28,8 @@ fn nomos_with(
     stdin: Option<Vec<u8>>,
     env: &[(&str, &std::ffi::OsStr)],
 ) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_nomos"));
-    cmd.args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NOMOS_DATA_DIR", home.join("data"))
-        .env("NOMOS_LLM_BASE_URL", base_url)
-        .env("NOMOS_LLM_MODEL", "m")
-        .env("NOMOS_LLM_API_KEY", "test-key")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = common::nomos_command(home, Some(base_url), &[]);
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
     }

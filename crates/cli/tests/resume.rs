@@ -2,22 +2,16 @@
 //! `nomos resume` reaches the agent's reconnect (I12) from the terminal: the real binary on
 //! a real store on disk. No model is contacted: the sessions here have nothing to resume.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use nomos_store::{NewSession, Outcome, Store};
 
 fn nomos(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nomos"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NOMOS_DATA_DIR", home.join("data"))
-        // A model endpoint that is never called (loopback, so a key over http is allowed).
-        .env("NOMOS_LLM_BASE_URL", "http://127.0.0.1:9/v1")
-        .env("NOMOS_LLM_MODEL", "m")
-        .env("NOMOS_LLM_API_KEY", "test-key-not-used")
+    // A model endpoint that is never called (loopback, so a key over http is allowed).
+    common::nomos_command(home, Some("http://127.0.0.1:9/v1"), args)
         .output()
         .unwrap()
 }

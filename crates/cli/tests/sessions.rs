@@ -2,8 +2,10 @@
 //! `nomos sessions …` and `nomos knowledge search`: the real binary on a real data directory,
 //! with no model configured and no network (nothing here may need one).
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use nomos_store::{
     ExecStatus, ExecutionResult, KnowledgeKind, NewExecution, NewKnowledge, NewMessage,
@@ -11,14 +13,7 @@ use nomos_store::{
 };
 
 fn nomos(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nomos"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NOMOS_DATA_DIR", home.join("data"))
-        .output()
-        .unwrap()
+    common::nomos_command(home, None, args).output().unwrap()
 }
 
 fn ok(out: &Output) -> String {
