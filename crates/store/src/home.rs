@@ -8,8 +8,7 @@ use serde::Serialize;
 use crate::db::{Reader, Store};
 use crate::error::StoreError;
 use crate::knowledge::{
-    ENTITY_COLS, GraphNode, GraphSlice, LAST_AUDITED_SQL, SLICE_EDGES_SQL, TARGET_KINDS,
-    entity_from_row, json_array, relation_from_row,
+    ENTITY_COLS, GraphSlice, LAST_AUDITED_SQL, TARGET_KINDS, entity_from_row, json_array,
 };
 use crate::{CommandClass, ExecutionId, SessionId};
 
@@ -139,26 +138,7 @@ impl Reader<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         let more_nodes = nodes.len() > entities as usize;
         nodes.truncate(entities as usize);
-        let ids: Vec<i64> = nodes.iter().map(|e| e.id).collect();
-        let mut edges = self
-            .c
-            .prepare_cached(SLICE_EDGES_SQL)?
-            .query_map(
-                params![json_array(&ids), i64::from(max_edges) + 1],
-                relation_from_row,
-            )?
-            .collect::<Result<Vec<_>, _>>()?;
-        let more_edges = edges.len() > max_edges as usize;
-        edges.truncate(max_edges as usize);
-        let mut audited = self.c.prepare_cached(LAST_AUDITED_SQL)?;
-        let mut graph_nodes = Vec::with_capacity(nodes.len());
-        for entity in nodes {
-            let last_audited_at_ms = audited.query_row([entity.id], |r| r.get(0))?;
-            graph_nodes.push(GraphNode {
-                entity,
-                last_audited_at_ms,
-            });
-        }
+        let (graph_nodes, edges, more_edges) = self.with_edges(nodes, max_edges)?;
 
         let shown = cap(limits.targets, MAX_HOME_TARGETS) as usize;
         let mut targets = self

@@ -1539,7 +1539,7 @@ impl Reader<'_> {
         let tag = q.tag.as_deref().and_then(normalize_tag);
         let take = i64::from(max_nodes) + 1;
         let mut next_after = None;
-        let (mut nodes, more_nodes) = if let Some(focus) = q.focus.as_deref() {
+        let (nodes, more_nodes) = if let Some(focus) = q.focus.as_deref() {
             self.neighbourhood(
                 focus,
                 q.depth,
@@ -1583,6 +1583,23 @@ impl Reader<'_> {
             }
             (rows, more)
         };
+        let (out, edges, more_edges) = self.with_edges(nodes, max_edges)?;
+        Ok(GraphSlice {
+            nodes: out,
+            edges,
+            more_nodes,
+            more_edges,
+            next_after,
+        })
+    }
+
+    /// `nodes` with when each was last audited, and the relations among them (at most
+    /// `max_edges`, and whether more were left out): the drawable graph of a node list.
+    pub(crate) fn with_edges(
+        &self,
+        nodes: Vec<Entity>,
+        max_edges: u32,
+    ) -> Result<(Vec<GraphNode>, Vec<Relation>, bool), StoreError> {
         let ids: Vec<EntityId> = nodes.iter().map(|e| e.id).collect();
         let mut edges = self
             .c
@@ -1596,20 +1613,14 @@ impl Reader<'_> {
         edges.truncate(max_edges as usize);
         let mut audited = self.c.prepare_cached(LAST_AUDITED_SQL)?;
         let mut out = Vec::with_capacity(nodes.len());
-        for entity in nodes.drain(..) {
+        for entity in nodes {
             let last_audited_at_ms = audited.query_row([entity.id], |r| r.get(0))?;
             out.push(GraphNode {
                 entity,
                 last_audited_at_ms,
             });
         }
-        Ok(GraphSlice {
-            nodes: out,
-            edges,
-            more_nodes,
-            more_edges,
-            next_after,
-        })
+        Ok((out, edges, more_edges))
     }
 
     /// Breadth-first neighbourhood of `focus` (depth 1–3), at most `max` nodes; the filter
