@@ -15,23 +15,12 @@ use crate::support::*;
 
 /// Another process's agent on the same data directory (its own store, owner and gates).
 fn second_agent(dir: &std::path::Path, base_url: &str, config: AgentConfig) -> Agent {
-    let store = Store::open_in_dir(dir).unwrap();
-    let provider = OpenAiProvider::new(OpenAiConfig::new(base_url, "mock"), None).unwrap();
-    let executor = Executor::new(ExecutorConfig::new(dir.join("exec-2"))).unwrap();
-    Agent::new(AgentParts {
-        store,
-        provider: Arc::new(provider),
-        executor: Arc::new(executor),
-        inventory: Inventory::with_local(),
+    agent_on(
+        Store::open_in_dir(dir).unwrap(),
+        &dir.join("exec-2"),
+        base_url,
         config,
-    })
-}
-
-fn background_config() -> AgentConfig {
-    AgentConfig {
-        run_wait: Duration::from_millis(150),
-        ..test_config()
-    }
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,9 +9,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nomos_agent::{Agent, AgentConfig, AgentParts};
-use nomos_exec::{Executor, ExecutorConfig, Inventory};
-use nomos_llm::{OpenAiConfig, OpenAiProvider};
+use nomos_agent::AgentConfig;
 use nomos_mock_llm::{MockServer, RecordedRequest, Reply, Script, Step};
 use nomos_store::{ContinuedVia, ExecStatus, Store};
 
@@ -54,25 +52,6 @@ fn answer(
         return Step::text("Noted.");
     }
     plan(&[("Check", "host:local")])
-}
-
-fn agent_on(store: Store, dir: &std::path::Path, base_url: &str, config: AgentConfig) -> Agent {
-    let provider = OpenAiProvider::new(OpenAiConfig::new(base_url, "mock"), None).unwrap();
-    let executor = Executor::new(ExecutorConfig::new(dir.join("exec"))).unwrap();
-    Agent::new(AgentParts {
-        store,
-        provider: Arc::new(provider),
-        executor: Arc::new(executor),
-        inventory: Inventory::with_local(),
-        config,
-    })
-}
-
-fn background_config() -> AgentConfig {
-    AgentConfig {
-        run_wait: Duration::from_millis(150),
-        ..test_config()
-    }
 }
 
 async fn hooked_server() -> MockServer {
@@ -133,7 +112,12 @@ async fn i14_two_resumes_of_the_same_results_at_once_deliver_them_once() {
         )
     });
     let store = Store::open_in_dir(dir.path()).unwrap();
-    let agent = agent_on(store, dir.path(), &server.base_url(), background_config());
+    let agent = agent_on(
+        store,
+        &dir.path().join("exec"),
+        &server.base_url(),
+        background_config(),
+    );
     let mut sessions = Vec::new();
     for n in [1, 2] {
         let s = agent.send(None, &format!("task {n}")).await.unwrap();
@@ -197,14 +181,14 @@ async fn i13_a_live_message_during_a_background_resume_waits_for_it() {
     let store = Store::open_in_dir(dir.path()).unwrap();
     let agent = agent_on(
         store.clone(),
-        dir.path(),
+        &dir.path().join("exec"),
         &server.base_url(),
         background_config(),
     );
     // The same store through an agent whose live messages wait longer (as the app's do).
     let patient = agent_on(
         store.clone(),
-        dir.path(),
+        &dir.path().join("exec"),
         &server.base_url(),
         AgentConfig {
             gate_wait: Duration::from_secs(10),
@@ -291,7 +275,7 @@ async fn i14_fifty_sessions_with_background_results_each_resume_once() {
     let store = Store::open_in_dir(dir.path()).unwrap();
     let agent = agent_on(
         store.clone(),
-        dir.path(),
+        &dir.path().join("exec"),
         &server.base_url(),
         background_config(),
     );

@@ -236,3 +236,30 @@ proxmox = "host:pve"
     .unwrap();
     inv
 }
+
+/// An agent on `store` with its own executor directory and the scripted model at `base_url`
+/// (another process's agent, when `store` is a second open of the same data directory).
+pub fn agent_on(
+    store: Store,
+    exec_dir: &std::path::Path,
+    base_url: &str,
+    config: AgentConfig,
+) -> Agent {
+    let provider = OpenAiProvider::new(OpenAiConfig::new(base_url, "mock"), None).unwrap();
+    let executor = Executor::new(ExecutorConfig::new(exec_dir)).unwrap();
+    Agent::new(AgentParts {
+        store,
+        provider: Arc::new(provider),
+        executor: Arc::new(executor),
+        inventory: Inventory::with_local(),
+        config,
+    })
+}
+
+/// [`test_config`] with a short run wait, so commands move to the background.
+pub fn background_config() -> AgentConfig {
+    AgentConfig {
+        run_wait: Duration::from_millis(150),
+        ..test_config()
+    }
+}
