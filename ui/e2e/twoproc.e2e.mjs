@@ -274,6 +274,17 @@ async function transcriptState(session) {
   `);
 }
 
+/** The sidebar's rows: session id, title and status label. */
+async function sidebar(session) {
+  return session.execute(`
+    return [...document.querySelectorAll('[data-testid="session-item"]')].map((a) => [
+      Number(/\\/sessions\\/(\\d+)/.exec(a.getAttribute('href'))?.[1]),
+      a.querySelector('.title').innerText,
+      a.querySelector('.status').innerText,
+    ]);
+  `);
+}
+
 function assertTranscriptClean(what, state) {
   for (const text of state.assistants) assert.notEqual(text.trim(), '', `${what}: an empty bubble`);
   assert.equal(new Set(state.ids).size, state.ids.length, `${what}: a message shown twice: ${state.ids}`);
@@ -481,6 +492,29 @@ describe('the desktop app and nomos ask on one data directory', () => {
     }
     assertLogsClean('after both', app.dataDir);
     await screenshot(s, 'twoproc-new-after.png');
+
+    // The operator comes back to the window from the terminal: the CLI's session is listed,
+    // finished, and opens with its reply; nothing of it runs in the app.
+    await s.execute("window.dispatchEvent(new FocusEvent('focus'))");
+    await until(
+      "the CLI's session in the app's sidebar",
+      async () => JSON.stringify(await sidebar(s)).includes(JSON.stringify([cliSession, 'Print the CLI marker', 'Done'])),
+      10_000,
+    );
+    await reopenSession(s, cliSession);
+    state = await until(
+      "the CLI's reply in the app",
+      async () => {
+        const st = await transcriptState(s);
+        return st.assistants.some((t) => t.includes('CLI reply: the marker was printed.')) ? st : null;
+      },
+      15_000,
+    );
+    assertTranscriptClean("the CLI's session in the app", state);
+    assert.deepEqual(state.users, ['Print the CLI marker']);
+    assert.equal(state.busy, false);
+    assert.equal((await mockRequests(appModel)).count, 3, "the app's model asked nothing for the CLI's session");
+    await screenshot(s, 'twoproc-new-cli-session-in-app.png');
   });
 
   it("nomos ask --session on the app's session during its turn is refused as busy elsewhere, then taken after it: no overlap, nothing lost", async () => {
@@ -606,6 +640,9 @@ describe('the desktop app and nomos ask on one data directory', () => {
     assert.equal(state.busy, false);
     assert.equal(state.progress, 0, 'no bubble left "Thinking…"');
     assert.equal(state.assistants.filter((t) => t.includes('App reply: the gate said hello.')).length, 1);
+    assert.equal(state.status, 'Done');
+    // The sidebar agrees with the chat (it heard no event of the CLI's turn).
+    await until('the sidebar row finished', async () => (await sidebar(s)).some(([id, , st]) => id === sessionId && st === 'Done'), 10_000);
     for (const [what, m, count] of [
       ["the app's model", appModel, 3],
       ["the CLI's model", cliModel, 2],
@@ -737,6 +774,8 @@ describe('the desktop app and nomos ask on one data directory', () => {
     assert.deepEqual(state.users, [task]);
     assert.equal(state.busy, false);
     assert.equal(state.progress, 0, 'no bubble left "Thinking…"');
+    assert.equal(state.status, 'Done');
+    await until('the sidebar row finished', async () => (await sidebar(s)).some(([id, , st]) => id === sessionId && st === 'Done'), 10_000);
     const traffic = await mockRequests(appModel);
     assert.deepEqual([traffic.count, traffic.failures], [0, []], "the app's model was never asked");
     assert.deepEqual((await mockRequests(cliModel)).failures, [], "the CLI's model's checks");

@@ -117,6 +117,8 @@ class LiveSession {
         if (this.#changedWhileLoading && attempt < 4) continue;
         this.view = view;
         this.#noteWaiting();
+        // The sidebar may hold an older row: another process (I24) sends this window no events.
+        sessions.sync(view.session);
         return view;
       } catch (reason) {
         if (this.id === id) this.loadError = toNomosError(reason);

@@ -20,6 +20,7 @@ vi.mock('./ipc', async (importOriginal) => {
 });
 
 import { live } from './live.svelte';
+import { sessions } from './sessions.svelte';
 
 const view: SessionView = {
   session: {
@@ -64,6 +65,18 @@ describe('live session', () => {
     await live.open(22);
     await live.open(21);
     expect(reconnected).toEqual([21]);
+  });
+
+  it('opening a session brings its sidebar row to what the store holds (another process finished it)', async () => {
+    sessions.items = [{ ...view.session, status: 'executing' }];
+    sessionView = async () => ({
+      ...structuredClone(view),
+      session: { ...view.session, status: 'done', outcome: 'success', summary: 'finished in a terminal' },
+    });
+    await live.open(7);
+    expect(sessions.items).toEqual([
+      { ...view.session, status: 'done', outcome: 'success', summary: 'finished in a terminal' },
+    ]);
   });
 
   it('a late reload of the session the operator left does not replace the open one', async () => {
