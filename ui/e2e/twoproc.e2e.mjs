@@ -311,6 +311,30 @@ async function reopenSession(session, id) {
   );
 }
 
+/**
+ * Waits until the chat shows the session a CLI finished (its reply, not busy, Done, the
+ * sidebar agreeing) and returns what it shows. `how` brings the session's state in: the
+ * window getting the focus back, or the operator opening the session again.
+ */
+async function finishedShown(session, id, reply, how) {
+  if (how === 'focus') await session.execute("window.dispatchEvent(new FocusEvent('focus'))");
+  else await reopenSession(session, id);
+  const state = await until(
+    `the CLI's finished turn in the app (${how})`,
+    async () => {
+      const st = await transcriptState(session);
+      return st.assistants.some((t) => t.includes(reply)) && !st.busy && st.status === 'Done' ? st : null;
+    },
+    15_000,
+  );
+  assertTranscriptClean(`after the CLI (${how})`, state);
+  assert.equal(state.progress, 0, `${how}: a bubble left "Thinking…"`);
+  assert.equal(state.assistants.filter((t) => t.includes(reply)).length, 1, `${how}: the reply once`);
+  // The sidebar agrees with the chat (it heard no event of the CLI's turn).
+  await until(`${how}: the sidebar row finished`, async () => (await sidebar(session)).some(([sid, , st]) => sid === id && st === 'Done'), 10_000);
+  return state;
+}
+
 const planScript = (goal, expectApproval) => `
   - kind: tool_calls
     text: "I'll ${goal.toLowerCase()}."
@@ -624,25 +648,13 @@ describe('the desktop app and nomos ask on one data directory', () => {
     assert.ok(holdings[2].start > holdings[1].end, "the CLI's turn began after the app's ended");
     assert.ok(holdings[1].toolCalls >= 1 && holdings[2].toolCalls >= 1, 'each turn recorded its own tool calls');
 
-    // The app shows the CLI's turn when the operator comes back to the session, and starts
-    // nothing of its own for it.
-    await reopenSession(s, sessionId);
-    const state = await until(
-      "the CLI's turn in the app",
-      async () => {
-        const st = await transcriptState(s);
-        return st.assistants.some((t) => t.includes('CLI reply: finished from the terminal.')) ? st : null;
-      },
-      15_000,
-    );
-    assertTranscriptClean('after the CLI', state);
-    assert.deepEqual(state.users, ['Read the app gate please', follow]);
-    assert.equal(state.busy, false);
-    assert.equal(state.progress, 0, 'no bubble left "Thinking…"');
-    assert.equal(state.assistants.filter((t) => t.includes('App reply: the gate said hello.')).length, 1);
-    assert.equal(state.status, 'Done');
-    // The sidebar agrees with the chat (it heard no event of the CLI's turn).
-    await until('the sidebar row finished', async () => (await sidebar(s)).some(([id, , st]) => id === sessionId && st === 'Done'), 10_000);
+    // The app shows the CLI's turn when the operator comes back to the window, and again
+    // when they open the session anew, and starts nothing of its own for it.
+    for (const how of ['focus', 'reopen']) {
+      const state = await finishedShown(s, sessionId, 'CLI reply: finished from the terminal.', how);
+      assert.deepEqual(state.users, ['Read the app gate please', follow], how);
+      assert.equal(state.assistants.filter((t) => t.includes('App reply: the gate said hello.')).length, 1, how);
+    }
     for (const [what, m, count] of [
       ["the app's model", appModel, 3],
       ["the CLI's model", cliModel, 2],
@@ -720,6 +732,7 @@ describe('the desktop app and nomos ask on one data directory', () => {
     // gate and is refused as busy in the CLI's process; it stays in the composer, not stored.
     await reopenSession(s, sessionId);
     await until('the CLI task in the app', async () => (await transcriptState(s)).users.includes(task), 10_000);
+    assert.equal((await transcriptState(s)).busy, true, "the CLI's turn shown running (its reply is being written)");
     const question = 'is it done yet?';
     await send(s, question);
     const refused = await until('the refusal', async () => (await transcriptState(s)).sendError, 30_000);
@@ -760,22 +773,12 @@ describe('the desktop app and nomos ask on one data directory', () => {
       `only the CLI's turns (message, approval), none taken over: ${JSON.stringify(holdings)}`,
     );
 
-    // The app shows the finished task when the operator comes back to it.
-    await reopenSession(s, sessionId);
-    state = await until(
-      "the CLI's reply in the app",
-      async () => {
-        const st = await transcriptState(s);
-        return st.assistants.some((t) => t.includes('CLI reply: the gate said hello.')) ? st : null;
-      },
-      15_000,
-    );
-    assertTranscriptClean('after the CLI', state);
-    assert.deepEqual(state.users, [task]);
-    assert.equal(state.busy, false);
-    assert.equal(state.progress, 0, 'no bubble left "Thinking…"');
-    assert.equal(state.status, 'Done');
-    await until('the sidebar row finished', async () => (await sidebar(s)).some(([id, , st]) => id === sessionId && st === 'Done'), 10_000);
+    // The app, still showing the session as the CLI's turn left it (busy), shows it finished
+    // when the operator comes back to the window, and when they open it anew.
+    for (const how of ['focus', 'reopen']) {
+      state = await finishedShown(s, sessionId, 'CLI reply: the gate said hello.', how);
+      assert.deepEqual(state.users, [task], how);
+    }
     const traffic = await mockRequests(appModel);
     assert.deepEqual([traffic.count, traffic.failures], [0, []], "the app's model was never asked");
     assert.deepEqual((await mockRequests(cliModel)).failures, [], "the CLI's model's checks");

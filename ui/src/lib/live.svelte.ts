@@ -77,6 +77,21 @@ class LiveSession {
     if (view) this.#reconnect(view);
   }
 
+  /**
+   * The window got the focus back: the open session is read again, unless a turn of this
+   * window runs in it. Another process on this data directory (a `nomos ask`, I24) may have
+   * run or ended a turn meanwhile, and this window heard none of its events; busy is then
+   * what the store says (a reply still being written).
+   */
+  async refresh(): Promise<void> {
+    const id = this.id;
+    if (id === null || this.#turnRunning.get(id) === true) return;
+    const view = await this.reload();
+    if (view && this.id === id && this.#turnRunning.get(id) !== true) {
+      this.busy = view.messages.some((m) => m.role === 'assistant' && m.pending);
+    }
+  }
+
   /** Sessions this window has already offered to resume since it started. */
   #reconnected = new Set<number>();
 

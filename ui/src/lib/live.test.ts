@@ -79,6 +79,35 @@ describe('live session', () => {
     ]);
   });
 
+  it('the focus back reads the open session again, unless a turn of this window runs in it', async () => {
+    const stored = (pending: boolean, text: string): SessionView => ({
+      ...structuredClone(view),
+      messages: [
+        { id: 1, role: 'user', text: 'hi', pending: false, auto: false, error: null, tool_calls: [], created_at_ms: 1 },
+        { id: 2, role: 'assistant', text, pending, auto: false, error: null, tool_calls: [], created_at_ms: 2 },
+      ],
+    });
+    // Another process's turn: busy while its reply is pending, done once it is written.
+    sessionView = async () => stored(true, '');
+    await live.open(7);
+    expect(live.busy).toBe(true);
+    sessionView = async () => stored(false, 'Finished in a terminal.');
+    await live.refresh();
+    expect(live.busy).toBe(false);
+    expect(live.view?.messages.map((m) => m.text)).toEqual(['hi', 'Finished in a terminal.']);
+    // This window's own turn: its events are the truth; nothing is fetched.
+    let fetched = 0;
+    sessionView = async () => {
+      fetched += 1;
+      return stored(false, 'stale');
+    };
+    live.apply({ type: 'turn_started', session_id: 7, auto: false });
+    await live.refresh();
+    expect(fetched).toBe(0);
+    expect(live.busy).toBe(true);
+    live.apply({ type: 'done', session_id: 7, error: false });
+  });
+
   it('a late reload of the session the operator left does not replace the open one', async () => {
     let answer7: (v: SessionView) => void = () => {};
     sessionView = (id) =>
