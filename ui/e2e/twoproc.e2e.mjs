@@ -316,7 +316,7 @@ async function reopenSession(session, id) {
  * sidebar agreeing) and returns what it shows. `how` brings the session's state in: the
  * window getting the focus back, or the operator opening the session again.
  */
-async function finishedShown(session, id, reply, how) {
+async function finishedShown(session, id, reply, how, errors = []) {
   if (how === 'focus') await session.execute("window.dispatchEvent(new FocusEvent('focus'))");
   else await reopenSession(session, id);
   const state = await until(
@@ -327,7 +327,7 @@ async function finishedShown(session, id, reply, how) {
     },
     15_000,
   );
-  assertTranscriptClean(`after the CLI (${how})`, state);
+  assertTranscriptClean(`after the CLI (${how})`, { ...state, errors: state.errors.filter((c) => !errors.includes(c)) });
   assert.equal(state.progress, 0, `${how}: a bubble left "Thinking…"`);
   assert.equal(state.assistants.filter((t) => t.includes(reply)).length, 1, `${how}: the reply once`);
   // The sidebar agrees with the chat (it heard no event of the CLI's turn).
@@ -747,6 +747,17 @@ describe('the desktop app and nomos ask on one data directory', () => {
     assertStillRunning('after the refused message', dataDir, cliExec);
     await screenshot(s, 'twoproc-reverse-refused.png');
 
+    // Stop in the app: the turn is the CLI's, so the app says where to stop it and neither
+    // stops nor pauses anything (a paused session would strand the CLI's work).
+    await s.click(await s.find('[data-testid="stop"]'));
+    await until('the Stop refused', async () => (await transcriptState(s)).errors.includes('agent.turn_elsewhere'), 10_000);
+    const why = await s.execute(`return document.querySelector('[data-testid="turn-error"][data-code="agent.turn_elsewhere"]').textContent`);
+    assert.match(why, new RegExp(`Session ${sessionId}'s turn runs in another Nomos process \\(pid ${cliRun.child.pid}\\); stop it there\\.`), why);
+    assert.deepEqual(dbRows(dataDir, `select paused_at_ms from sessions where id = ${sessionId}`), [[null]], 'the session is not paused');
+    assertStillRunning('after Stop in the app', dataDir, cliExec);
+    assert.equal((await transcriptState(s)).busy, true, "the CLI's turn still shown running");
+    await screenshot(s, 'twoproc-reverse-stop-elsewhere.png');
+
     // The CLI's command ends; the CLI finishes its task as if the app were not there.
     assert.ok(release(cliGate, 'cli-gate-says-hello\n'), "the CLI's cat reads its gate");
     const out = await cliRun.done;
@@ -776,7 +787,8 @@ describe('the desktop app and nomos ask on one data directory', () => {
     // The app, still showing the session as the CLI's turn left it (busy), shows it finished
     // when the operator comes back to the window, and when they open it anew.
     for (const how of ['focus', 'reopen']) {
-      state = await finishedShown(s, sessionId, 'CLI reply: the gate said hello.', how);
+      // The Stop's card stays until the session is opened anew.
+      state = await finishedShown(s, sessionId, 'CLI reply: the gate said hello.', how, how === 'focus' ? ['agent.turn_elsewhere'] : []);
       assert.deepEqual(state.users, [task], how);
     }
     const traffic = await mockRequests(appModel);

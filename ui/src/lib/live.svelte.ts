@@ -154,7 +154,9 @@ class LiveSession {
       if (!stopped && this.id === id) this.#stopRequested = false;
     } catch (reason) {
       this.#stopRequested = false;
-      if (this.id === id) this.errors.push({ ...toNomosError(reason) });
+      // Fields by name: an Error's message is not enumerable, a spread would drop it.
+      const e = toNomosError(reason);
+      if (this.id === id) this.errors.push({ code: e.code, message: e.message, retryable: e.retryable });
     }
   }
 

@@ -4,6 +4,7 @@ import type { AgentEvent, SessionView } from './ipc';
 // Per test: how the shell answers `session_view` (by default at once, with `view`).
 let sessionView: (id: number) => Promise<SessionView> = async () => structuredClone(view);
 const reconnected: number[] = [];
+let stopTurn: (id: number) => Promise<boolean> = async () => true;
 vi.mock('./ipc', async (importOriginal) => {
   const actual = await importOriginal<typeof import('./ipc')>();
   return {
@@ -15,6 +16,7 @@ vi.mock('./ipc', async (importOriginal) => {
         reconnected.push(id);
       },
       listSessions: async () => [],
+      stopTurn: (id: number) => stopTurn(id),
     },
   };
 });
@@ -105,6 +107,23 @@ describe('live session', () => {
     await live.refresh();
     expect(fetched).toBe(0);
     expect(live.busy).toBe(true);
+    live.apply({ type: 'done', session_id: 7, error: false });
+  });
+
+  it('a Stop the shell refuses (the turn runs in another process) shows why, with its text', async () => {
+    live.apply({ type: 'turn_started', session_id: 7, auto: false });
+    stopTurn = () =>
+      Promise.reject({
+        code: 'agent.turn_elsewhere',
+        message: "Session 7's turn runs in another Nomos process (pid 42); stop it there.",
+        retryable: false,
+      });
+    await live.stop();
+    expect(live.errors).toEqual([
+      { code: 'agent.turn_elsewhere', message: "Session 7's turn runs in another Nomos process (pid 42); stop it there.", retryable: false },
+    ]);
+    expect(live.paused).toBe(false);
+    stopTurn = async () => true;
     live.apply({ type: 'done', session_id: 7, error: false });
   });
 
