@@ -244,7 +244,10 @@ async fn cancel_execution(state: State<'_, AppState>, execution_id: i64) -> Resu
 
 #[tauri::command]
 async fn stop_turn(state: State<'_, AppState>, session_id: i64) -> Result<bool, IpcError> {
-    Ok(state.agent_for(session_id)?.stop(session_id))
+    state
+        .agent_for(session_id)?
+        .stop(session_id)
+        .map_err(|e| convert::agent_error(&e))
 }
 
 /// The webview's event stream: every agent event, in order, through one channel. Needs no

@@ -19,6 +19,13 @@ pub enum AgentError {
         pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
     )]
     BusyElsewhere { session: i64, pid: Option<u32> },
+    /// I24: Stop for a turn that another Nomos process runs: it is not this process's to
+    /// stop, and the session is not paused under it.
+    #[error(
+        "Session {session}'s turn runs in another Nomos process{}; stop it there.",
+        pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
+    )]
+    TurnElsewhere { session: i64, pid: Option<u32> },
     #[error("Session {0} has no plan waiting for approval.")]
     NothingToApprove(i64),
     #[error("Execution {0} is not waiting for approval.")]
@@ -65,6 +72,7 @@ impl AgentError {
             Self::EmptyMessage => "agent.empty_message",
             Self::MessageTooLong { .. } => "agent.message_too_long",
             Self::Busy(_) | Self::BusyElsewhere { .. } => "agent.busy",
+            Self::TurnElsewhere { .. } => "agent.turn_elsewhere",
             Self::NothingToApprove(_) => "agent.nothing_to_approve",
             Self::NotAwaitingApproval(_) => "agent.not_awaiting_approval",
             Self::NothingToRetry(_) => "agent.nothing_to_retry",
@@ -90,6 +98,7 @@ impl AgentError {
             | Self::ExactCommandUnavailable(_)
             | Self::StalePlan { .. }
             | Self::StaleExecution(_)
+            | Self::TurnElsewhere { .. }
             | Self::Poisoned => false,
         }
     }

@@ -109,6 +109,6 @@ impl Gates {
 }
 
 /// The pid part of an owner id (`<pid>-<nonce>`), for the operator's message.
-fn holder_pid(owner: &str) -> Option<u32> {
+pub(crate) fn holder_pid(owner: &str) -> Option<u32> {
     owner.split_once('-').and_then(|(pid, _)| pid.parse().ok())
 }

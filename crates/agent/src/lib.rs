@@ -218,17 +218,36 @@ impl Agent {
     /// The operator pressed Stop: the turn in flight ends at once, with no retry (I10), and
     /// the session pauses (I21): a command still running finishes in the background and its
     /// result waits as a note for the operator's next message; nothing resumes by itself.
-    /// Returns whether a turn was running.
-    pub fn stop(&self, session: SessionId) -> bool {
+    /// Returns whether a turn was running. A turn another live process runs (I24) is refused
+    /// with [`AgentError::TurnElsewhere`]: pausing the session under it would strand that
+    /// process's background work, which nothing would then resume.
+    pub fn stop(&self, session: SessionId) -> Result<bool, AgentError> {
+        let store = &self.inner.store;
+        let here = self
+            .inner
+            .turns
+            .lock()
+            .map_err(|_| AgentError::Poisoned)?
+            .contains_key(&session);
+        if !here
+            && let Some(holder) = store.turn_lease_holder(session)?
+            && holder != store.owner_id()
+            && store.is_owner_alive(Some(&holder))
+        {
+            return Err(AgentError::TurnElsewhere {
+                session,
+                pid: gate::holder_pid(&holder),
+            });
+        }
         // Paused before the turn is cancelled, so the cancelled turn's background execution
         // can never find the session resumable.
-        if let Err(e) = self.inner.store.pause_session(session) {
+        if let Err(e) = store.pause_session(session) {
             tracing::warn!(code = e.code(), session, "could not pause the session: {e}");
         }
-        match self.inner.turns.lock() {
+        Ok(match self.inner.turns.lock() {
             Ok(turns) => turns.get(&session).map(|t| t.cancel()).is_some(),
             Err(_) => false,
-        }
+        })
     }
 
     /// A face reconnected to a session (I12): resumes it with a note carrying the operator's

@@ -603,7 +603,7 @@ async fn perform(
                 let text = text.clone();
                 let send = tokio::spawn(async move { a.send(Some(s), &text).await });
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
-                agent.stop(s);
+                agent.stop(s)?;
                 send.await.map_err(|e| e.to_string())??;
                 Ok(Some(s))
             }
@@ -622,7 +622,7 @@ async fn perform(
                         }
                     }
                 }
-                agent.stop(s);
+                agent.stop(s)?;
                 Ok(Some(s))
             }
             (None, None, s) if nowait => Ok(Some(agent.submit(s, text).await?)),
@@ -663,7 +663,7 @@ async fn perform(
             agent.deny_execution(pick(nth)?, reason.as_deref()).await?
         }
         Turn::Stop => {
-            agent.stop(s);
+            agent.stop(s)?;
         }
         Turn::Reconnect => {
             agent.reconnect(s).await?;

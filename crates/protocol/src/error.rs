@@ -61,6 +61,7 @@ error_codes! {
     AgentStopped = "agent.stopped" => false;
     AgentTokenBudget = "agent.token_budget" => false;
     AgentTurnDeadline = "agent.turn_deadline" => false;
+    AgentTurnElsewhere = "agent.turn_elsewhere" => false;
     AuthBrowser = "auth.browser" => false;
     AuthConfig = "auth.config" => false;
     AuthDenied = "auth.denied" => false;

@@ -33,6 +33,10 @@ const BY_CODE: Partial<Record<ErrorCode, HumanError>> = {
   'llm.cancelled': { title: 'The request was stopped', hint: null },
   'agent.stopped': { title: 'Stopped', hint: 'The session is paused: send a message to continue.' },
   'agent.busy': { title: 'Nomos is still working on this session', hint: 'Wait for it, or press Stop.' },
+  'agent.turn_elsewhere': {
+    title: 'This turn runs in another Nomos process',
+    hint: 'Stop it there (Ctrl-C for a nomos ask); this window shows the session when you come back to it.',
+  },
   'agent.runaway': { title: 'The turn was stopped to avoid a loop', hint: 'Send a message to continue.' },
   'agent.token_budget': { title: 'This session used its token budget', hint: 'Start a new session or raise the budget in Settings.' },
   'agent.turn_deadline': { title: 'The turn ran past its time limit', hint: 'Send a message to continue, or raise the limit in Settings.' },

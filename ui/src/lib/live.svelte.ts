@@ -77,6 +77,21 @@ class LiveSession {
     if (view) this.#reconnect(view);
   }
 
+  /**
+   * The window got the focus back: the open session is read again, unless a turn of this
+   * window runs in it. Another process on this data directory (a `nomos ask`, I24) may have
+   * run or ended a turn meanwhile, and this window heard none of its events; busy is then
+   * what the store says (a reply still being written).
+   */
+  async refresh(): Promise<void> {
+    const id = this.id;
+    if (id === null || this.#turnRunning.get(id) === true) return;
+    const view = await this.reload();
+    if (view && this.id === id && this.#turnRunning.get(id) !== true) {
+      this.busy = view.messages.some((m) => m.role === 'assistant' && m.pending);
+    }
+  }
+
   /** Sessions this window has already offered to resume since it started. */
   #reconnected = new Set<number>();
 
@@ -117,6 +132,8 @@ class LiveSession {
         if (this.#changedWhileLoading && attempt < 4) continue;
         this.view = view;
         this.#noteWaiting();
+        // The sidebar may hold an older row: another process (I24) sends this window no events.
+        sessions.sync(view.session);
         return view;
       } catch (reason) {
         if (this.id === id) this.loadError = toNomosError(reason);
@@ -137,7 +154,9 @@ class LiveSession {
       if (!stopped && this.id === id) this.#stopRequested = false;
     } catch (reason) {
       this.#stopRequested = false;
-      if (this.id === id) this.errors.push({ ...toNomosError(reason) });
+      // Fields by name: an Error's message is not enumerable, a spread would drop it.
+      const e = toNomosError(reason);
+      if (this.id === id) this.errors.push({ code: e.code, message: e.message, retryable: e.retryable });
     }
   }
 

@@ -4,6 +4,7 @@ import type { AgentEvent, SessionView } from './ipc';
 // Per test: how the shell answers `session_view` (by default at once, with `view`).
 let sessionView: (id: number) => Promise<SessionView> = async () => structuredClone(view);
 const reconnected: number[] = [];
+let stopTurn: (id: number) => Promise<boolean> = async () => true;
 vi.mock('./ipc', async (importOriginal) => {
   const actual = await importOriginal<typeof import('./ipc')>();
   return {
@@ -15,11 +16,13 @@ vi.mock('./ipc', async (importOriginal) => {
         reconnected.push(id);
       },
       listSessions: async () => [],
+      stopTurn: (id: number) => stopTurn(id),
     },
   };
 });
 
 import { live } from './live.svelte';
+import { sessions } from './sessions.svelte';
 
 const view: SessionView = {
   session: {
@@ -64,6 +67,64 @@ describe('live session', () => {
     await live.open(22);
     await live.open(21);
     expect(reconnected).toEqual([21]);
+  });
+
+  it('opening a session brings its sidebar row to what the store holds (another process finished it)', async () => {
+    sessions.items = [{ ...view.session, status: 'executing' }];
+    sessionView = async () => ({
+      ...structuredClone(view),
+      session: { ...view.session, status: 'done', outcome: 'success', summary: 'finished in a terminal' },
+    });
+    await live.open(7);
+    expect(sessions.items).toEqual([
+      { ...view.session, status: 'done', outcome: 'success', summary: 'finished in a terminal' },
+    ]);
+  });
+
+  it('the focus back reads the open session again, unless a turn of this window runs in it', async () => {
+    const stored = (pending: boolean, text: string): SessionView => ({
+      ...structuredClone(view),
+      messages: [
+        { id: 1, role: 'user', text: 'hi', pending: false, auto: false, error: null, tool_calls: [], created_at_ms: 1 },
+        { id: 2, role: 'assistant', text, pending, auto: false, error: null, tool_calls: [], created_at_ms: 2 },
+      ],
+    });
+    // Another process's turn: busy while its reply is pending, done once it is written.
+    sessionView = async () => stored(true, '');
+    await live.open(7);
+    expect(live.busy).toBe(true);
+    sessionView = async () => stored(false, 'Finished in a terminal.');
+    await live.refresh();
+    expect(live.busy).toBe(false);
+    expect(live.view?.messages.map((m) => m.text)).toEqual(['hi', 'Finished in a terminal.']);
+    // This window's own turn: its events are the truth; nothing is fetched.
+    let fetched = 0;
+    sessionView = async () => {
+      fetched += 1;
+      return stored(false, 'stale');
+    };
+    live.apply({ type: 'turn_started', session_id: 7, auto: false });
+    await live.refresh();
+    expect(fetched).toBe(0);
+    expect(live.busy).toBe(true);
+    live.apply({ type: 'done', session_id: 7, error: false });
+  });
+
+  it('a Stop the shell refuses (the turn runs in another process) shows why, with its text', async () => {
+    live.apply({ type: 'turn_started', session_id: 7, auto: false });
+    stopTurn = () =>
+      Promise.reject({
+        code: 'agent.turn_elsewhere',
+        message: "Session 7's turn runs in another Nomos process (pid 42); stop it there.",
+        retryable: false,
+      });
+    await live.stop();
+    expect(live.errors).toEqual([
+      { code: 'agent.turn_elsewhere', message: "Session 7's turn runs in another Nomos process (pid 42); stop it there.", retryable: false },
+    ]);
+    expect(live.paused).toBe(false);
+    stopTurn = async () => true;
+    live.apply({ type: 'done', session_id: 7, error: false });
   });
 
   it('a late reload of the session the operator left does not replace the open one', async () => {

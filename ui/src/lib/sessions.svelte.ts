@@ -110,6 +110,26 @@ class Sessions {
     this.items.unshift(row);
   }
 
+  /**
+   * A session's stored row, as the chat just read it. Another process on this data directory
+   * (a `nomos ask`) changes rows without an event reaching this window (I24): a listed row
+   * that differs is replaced and moved to its place by last activity; an unlisted one reloads
+   * the list. A row that already agrees changes nothing.
+   */
+  sync(stored: SessionSummary) {
+    const i = this.items.findIndex((s) => s.id === stored.id);
+    const current = this.items[i];
+    if (!current) {
+      if (!this.searching) void this.refresh();
+      return;
+    }
+    const keys = ['title', 'goal', 'status', 'outcome', 'summary'] as const;
+    if (keys.every((k) => current[k] === stored[k])) return;
+    this.items.splice(i, 1);
+    const at = this.items.findIndex((s) => s.last_active_at_ms <= stored.last_active_at_ms);
+    this.items.splice(at < 0 ? this.items.length : at, 0, { ...stored });
+  }
+
   /** Exports a session and hands the file to the webview's download (a Blob link). */
   async exportSession(id: number, format: ExportFormat): Promise<boolean> {
     try {

@@ -83,6 +83,30 @@ describe('sessions', () => {
     expect(calls).toBe(1);
   });
 
+  it('takes a stored row another process changed, in its place by last activity, without a reload', () => {
+    // Session 2 was finished elsewhere; 1 was left as this window knows it.
+    sessions.sync({ ...row(2, 'Two', 'done'), outcome: 'success', summary: 'finished in a terminal', last_active_at_ms: 10 });
+    expect(sessions.items.map((s) => s.id)).toEqual([2, 3, 1]);
+    expect(sessions.items[0]).toMatchObject({ status: 'done', outcome: 'success', summary: 'finished in a terminal' });
+    sessions.sync({ ...row(1, 'One'), status: 'done', last_active_at_ms: 1 });
+    expect(sessions.items.map((s) => [s.id, s.status])).toEqual([
+      [2, 'done'],
+      [3, 'planning'],
+      [1, 'done'],
+    ]);
+    // A row that already agrees moves nothing.
+    sessions.sync({ ...row(3, 'Three'), last_active_at_ms: 99 });
+    expect(sessions.items.map((s) => s.id)).toEqual([2, 3, 1]);
+    expect(calls).toBe(0);
+  });
+
+  it('reloads the list for a stored row it does not list (a session another process started)', async () => {
+    rows = [row(4, 'Four'), ...rows];
+    sessions.sync(row(4, 'Four'));
+    await vi.waitFor(() => expect(sessions.items.map((s) => s.id)).toEqual([4, 3, 2, 1]));
+    expect(calls).toBe(1);
+  });
+
   it('searches messages and output through search_sessions when the box holds text', async () => {
     searchImpl = async () => ({ hits: [hit(2, 99, ['nginx'])], has_more: true });
     sessions.search = '  nginx  ';

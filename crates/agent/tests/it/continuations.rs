@@ -50,7 +50,7 @@ async fn i13_a_live_message_waits_briefly_then_reports_busy() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), "agent.busy");
-    h.agent.stop(session);
+    h.agent.stop(session).unwrap();
     first.await.unwrap().unwrap();
     assert_turns_never_overlap(&h.drain());
     // The busy message was not persisted half-way.

@@ -212,7 +212,7 @@ async fn i10_stop_ends_the_turn_at_once_without_retry_and_releases_the_gate() {
     assert!(h.server.wait_for_requests(1, Duration::from_secs(5)).await);
     tokio::time::sleep(Duration::from_millis(100)).await;
     let session = h.store().list_sessions(&Default::default()).unwrap()[0].id;
-    assert!(h.agent.stop(session));
+    assert!(h.agent.stop(session).unwrap());
     let session = tokio::time::timeout(Duration::from_secs(5), task)
         .await
         .unwrap()

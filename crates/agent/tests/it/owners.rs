@@ -71,6 +71,18 @@ async fn i24_a_second_agent_leaves_a_live_turn_and_execution_alone_and_waits_for
         h.store().transcript(session).unwrap().messages.len(),
         before
     );
+    // Stop pressed in the second process: the turn is not its to stop, and the session is not
+    // paused under the first one (whose background result nothing would then resume).
+    let err = b.stop(session).unwrap_err();
+    assert_eq!(err.code(), "agent.turn_elsewhere");
+    assert!(
+        err.to_string().contains(&format!(
+            "another Nomos process (pid {})",
+            std::process::id()
+        )),
+        "{err}"
+    );
+    assert!(!h.store().is_session_paused(session).unwrap());
     // The first process finishes as if nothing happened: its command's output is recorded.
     let mut done = h.store().get_execution(exec.id).unwrap();
     for _ in 0..200 {
@@ -82,7 +94,7 @@ async fn i24_a_second_agent_leaves_a_live_turn_and_execution_alone_and_waits_for
     }
     assert_eq!(done.status, ExecStatus::Finished, "{done:?}");
     assert!(done.stdout.contains("finished-late"));
-    h.agent.stop(session);
+    h.agent.stop(session).unwrap();
     first.await.unwrap().unwrap();
     let tr = h.store().transcript(session).unwrap();
     assert!(tr.messages.iter().all(|m| !m.pending));
@@ -251,7 +263,7 @@ async fn i24_a_rebuilt_agent_on_the_same_store_does_not_overlap_the_old_ones_tur
     let err = rebuilt.send(Some(session), "hello?").await.unwrap_err();
     assert_eq!(err.code(), "agent.busy");
     assert!(!err.to_string().contains("another Nomos process"), "{err}");
-    h.agent.stop(session);
+    h.agent.stop(session).unwrap();
     first.await.unwrap().unwrap();
     // Released at the end of the turn: the rebuilt agent's turn can run now.
     assert_eq!(h.store().turn_lease_holder(session).unwrap(), None);

@@ -75,7 +75,7 @@ async fn i21_stop_during_a_run_pauses_and_the_result_waits_for_the_operator() {
         let agent = h.agent.clone();
         let turn = tokio::spawn(async move { agent.send(Some(session), "yes").await });
         wait_status(&h, session, ExecStatus::Running).await;
-        assert!(h.agent.stop(session), "a turn was running");
+        assert!(h.agent.stop(session).unwrap(), "a turn was running");
         turn.await.unwrap().unwrap();
         let requests = h.server.requests().len();
         assert_eq!(requests, 2);
@@ -102,7 +102,7 @@ async fn i21_stop_after_the_turn_left_a_command_running_pauses_too() {
     let session = h.agent.send(None, "slow check").await.unwrap();
     h.agent.send(Some(session), "yes").await.unwrap();
     // The turn ended; the command still runs. Stop has no turn to end, and still pauses.
-    assert!(!h.agent.stop(session));
+    assert!(!h.agent.stop(session).unwrap());
     let requests = h.server.requests().len();
     assert_nothing_resumes(&h, session, requests).await;
     assert_next_message_delivers(&h, session).await;

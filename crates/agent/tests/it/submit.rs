@@ -62,7 +62,7 @@ async fn submit_returns_while_the_turn_runs_and_the_turn_streams_as_events() {
     let busy = h.agent.submit(Some(session), "and the network").await;
     assert_eq!(busy.unwrap_err().code(), "agent.busy");
     assert_eq!(user_messages(&h, session), vec!["check the disks"]);
-    assert!(h.agent.stop(session));
+    assert!(h.agent.stop(session).unwrap());
     let events = until_done(&mut h, session).await;
     assert_eq!(dones(&events), vec![true]);
 }

@@ -88,6 +88,16 @@ describe('SessionsSidebar', () => {
     expect(screen.getAllByText('Done').length).toBeGreaterThanOrEqual(2);
   });
 
+  it('lists again when the window gets the focus back: sessions another process started show up', async () => {
+    listSessions = async () => [row(1, 'Check disks')];
+    render(SessionsSidebar);
+    await waitFor(() => expect(screen.getAllByTestId('session-item')).toHaveLength(1));
+    listSessions = async () => [row(2, 'Started in a terminal', 'executing'), row(1, 'Check disks')];
+    window.dispatchEvent(new FocusEvent('focus'));
+    await waitFor(() => expect(screen.getAllByTestId('session-item')).toHaveLength(2));
+    expect(screen.getByText('Started in a terminal')).toBeTruthy();
+  });
+
   it('labels a demo session from its field, never from its title', async () => {
     listSessions = async () => [
       { ...row(3, 'Check the disks'), demo: true },
