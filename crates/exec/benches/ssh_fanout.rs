@@ -143,7 +143,7 @@ impl PlainSsh {
             Plain::Mux => cmd
                 .args(["-o", "ControlMaster=auto", "-o"])
                 .arg(format!("ControlPath=\"{}/%C\"", self.control.display()))
-                .args(["-o", "ControlPersist=60s"]),
+                .args(["-o", "ControlPersist=600s"]),
         };
         let out = cmd
             .args(["--", alias, "true"])
@@ -334,8 +334,6 @@ fn main() {
         (true, false) => 9,
     };
     let s = setup();
-    // Opens the plain runs' masters; the executor's are opened by each cold fan-out.
-    s.plain_fan_out(Plain::Mux);
     let (mut cold, mut warm) = (Form::default(), Form::default());
     for _ in 0..rounds {
         s.close_all();
@@ -343,6 +341,9 @@ fn main() {
         cold.plain_fan.push(s.plain_fan_out(Plain::Fresh));
         // The executor's masters are open now: the warm form.
         warm.fan.push(s.fan_out());
+        // Opens the plain runs' masters, or makes sure they are still up (the executor's
+        // were opened by the cold fan-out).
+        s.plain_fan_out(Plain::Mux);
         warm.plain_fan.push(s.plain_fan_out(Plain::Mux));
         warm.single.push(s.slowest_single(false));
         warm.plain_single.push(s.plain_slowest_single(Plain::Mux));
