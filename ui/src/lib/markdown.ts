@@ -1,4 +1,4 @@
-import { Marked, type Tokens } from 'marked';
+import { Marked, type Token, type Tokens } from 'marked';
 import DOMPurify from 'dompurify';
 
 /**
@@ -92,7 +92,12 @@ function purifier() {
 
 /** Sanitised HTML for a piece of model text. */
 export function renderMarkdown(source: string): string {
-  const raw = marked.parse(source) as string;
+  return renderTokens(marked.lexer(source));
+}
+
+/** Sanitised HTML for tokens of `marked.lexer` (so a caller that lexed already does not lex again). */
+function renderTokens(tokens: Token[]): string {
+  const raw = marked.parser(tokens);
   return purifier().sanitize(raw, {
     ALLOWED_TAGS,
     ALLOWED_ATTR: [...ALLOWED_ATTR, 'target', 'rel'],
@@ -100,4 +105,51 @@ export function renderMarkdown(source: string): string {
     ALLOW_ARIA_ATTR: false,
     ALLOWED_URI_REGEXP: /^(?:https?|mailto):/i,
   });
+}
+
+/**
+ * The top-level Markdown blocks of a text that grows by appends (a streamed reply), for
+ * rendering each finished block once. Every block but the last is finished: once the lexer
+ * starts a new block, later text cannot change the ones before it (an open fence, list or
+ * table is the last block until it ends). The one exception, a reference definition
+ * (`[1]: https://…`) arriving after the link that uses it, is resolved by the whole-text
+ * render the message gets when it is finished.
+ */
+export class BlockSplitter {
+  /** The finished blocks' source, joined: the text every later update must start with. */
+  #prefix = '';
+  #finished: string[] = [];
+
+  /**
+   * Splits `source`: the finished blocks (the same strings as before, plus any that finished
+   * now) and the last block's sanitised HTML. Only the text after the finished blocks is lexed.
+   */
+  update(source: string): { finished: readonly string[]; tail: string; tailHtml: string } {
+    if (!source.startsWith(this.#prefix)) this.reset();
+    const rest = source.slice(this.#prefix.length);
+    const tokens = marked.lexer(rest);
+    // The lexer normalises line endings; its blocks then do not add up to the text, and
+    // the whole rest stays one block (correct, only not incremental).
+    let covered = 0;
+    for (const t of tokens) covered += t.raw.length;
+    let last = tokens.length - 1;
+    while (last > 0 && tokens[last]!.type === 'space') last--;
+    if (covered === rest.length) {
+      for (let i = 0; i < last; i++) {
+        const raw = tokens[i]!.raw;
+        this.#prefix += raw;
+        if (tokens[i]!.type !== 'space') this.#finished.push(raw);
+        else if (this.#finished.length) this.#finished[this.#finished.length - 1] += raw;
+        else this.#finished.push(raw);
+      }
+    }
+    const tailTokens = covered === rest.length ? tokens.slice(Math.max(last, 0)) : tokens;
+    const tail = source.slice(this.#prefix.length);
+    return { finished: this.#finished, tail, tailHtml: renderTokens(tailTokens) };
+  }
+
+  reset() {
+    this.#prefix = '';
+    this.#finished = [];
+  }
 }
