@@ -41,7 +41,7 @@ export class MarkdownDom {
     if (!this.#final && source === this.#source) return;
     this.#source = source;
     this.#final = false;
-    const { finished, tail, tailHtml } = this.#splitter.update(source);
+    const { finished, tail, tailHtml, tailPlain } = this.#splitter.update(source);
     const wanted = [...finished, tail];
     if (!this.#blocks.length && this.#root.firstChild) {
       // Shown whole before (a reload mid-stream, a retry): those nodes become the first block
@@ -53,7 +53,7 @@ export class MarkdownDom {
     const old = this.#blocks.slice(same).flatMap((b) => b.nodes);
     const fresh = wanted.slice(same).map((raw, i) => {
       const last = same + i === wanted.length - 1;
-      return { raw, nodes: this.#parse(last ? tailHtml : renderMarkdown(raw)) };
+      return { raw, nodes: last ? this.#tail(tail, tailHtml, tailPlain) : this.#parse(renderMarkdown(raw)) };
     });
     const placed = morphChildren(this.#root, old, fresh.flatMap((b) => b.nodes));
     let at = 0;
@@ -62,6 +62,16 @@ export class MarkdownDom {
       at += b.nodes.length;
     }
     this.#blocks = [...this.#blocks.slice(0, same), ...fresh];
+  }
+
+  /** The last block's nodes: its HTML, with the paragraph's plain start put back as text. */
+  #tail(tail: string, html: string, plain: string): ChildNode[] {
+    const nodes = this.#parse(html);
+    if (!plain) return nodes;
+    const paragraph = nodes[0];
+    if (!(paragraph instanceof HTMLParagraphElement)) return this.#parse(renderMarkdown(tail));
+    paragraph.insertBefore(document.createTextNode(plain), paragraph.firstChild);
+    return nodes;
   }
 
   #parse(html: string): ChildNode[] {

@@ -166,6 +166,35 @@ const ORDINARY = [
   '- [x] done\n- [ ] todo\n\n  continued item\n\nend of list\n\n```\nunlabelled\n\nwith a blank line\n```',
 ];
 
+/** Plain prose, long enough for a growing paragraph's start to be set aside. */
+const PROSE = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+
+/** Paragraphs that start plain and then turn into something else, at the edges of the rule. */
+const LONG = [
+  `${PROSE} then **bold across ${PROSE} the cut** and \`code ${PROSE}\` end`,
+  `${PROSE} and a [link ${PROSE}](https://example.org/x) and ${PROSE} www.example.org and ops@example.org`,
+  `${PROSE} | second cell\n|---|---|\n| a | b |`,
+  `${PROSE} second | cell\n|---|---|\n| a | b |`,
+  `${PROSE} heading\n===\n\n${PROSE}`,
+  `${PROSE}\nsecond line ${PROSE}\n\n- item ${PROSE}\n- item\n\n${PROSE}`,
+  `${PROSE} <b>raw ${PROSE}</b> &amp; \\*escaped\\* ${PROSE} ~~struck ${PROSE}~~`,
+  `${PROSE}   ${PROSE}  \n${PROSE} "quoted" 'single' ${PROSE}`,
+  `${PROSE} <script>alert(1)</script> ${PROSE} <scr`,
+];
+
+/** A random document: paragraphs of words with markup sprinkled in, from a fixed seed. */
+function randomDocument(seed: number): string {
+  let x = seed;
+  const next = (n: number) => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x % n;
+  };
+  const marks = ['*', '**', '_', '`', '[', '](https://example.org)', '<b>', '</b>', '|', '\n', '\n\n', '~~', '!', '&lt;', 'www.x.org', ':', '- ', '# ', '\n---\n', '\n===\n', '```\n'];
+  let out = '';
+  for (let i = 0; i < 160; i++) out += next(12) === 0 ? marks[next(marks.length)]! : `w${next(1000)} `;
+  return out;
+}
+
 describe('MarkdownDom: streamed text', () => {
   it.each(HOSTILE)('nothing executable survives at any point of a streamed %s', (_name, source) => {
     for (const step of [1, 3]) {
@@ -211,6 +240,37 @@ describe('MarkdownDom: streamed text', () => {
       dom.showFinal(source);
       expect(root.innerHTML).toBe(wholeRender(source).innerHTML);
     }
+  });
+
+  it.each(LONG.map((s, i) => [i, s] as const))('a long paragraph streamed shows what a whole render shows (document %i)', (_i, source) => {
+    for (const step of [3, 29]) {
+      const { root, dom } = stream(source, step, (_dom, root, shown) => {
+        expect(root.innerHTML, JSON.stringify(shown)).toBe(wholeRender(shown).innerHTML);
+        expect(dangers(root.innerHTML)).toEqual([]);
+      });
+      dom.showFinal(source);
+      expect(root.innerHTML).toBe(wholeRender(source).innerHTML);
+    }
+  }, 60_000);
+
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])('a random document streamed shows what a whole render shows (seed %i)', (seed) => {
+    const source = randomDocument(seed);
+    stream(source, 4, (_dom, root, shown) => {
+      expect(root.innerHTML, JSON.stringify(shown)).toBe(wholeRender(shown).innerHTML);
+    });
+  }, 60_000);
+
+  it('a long plain paragraph is not lexed whole at every update', () => {
+    const root = document.createElement('div');
+    const dom = new MarkdownDom(root);
+    let text = '';
+    for (let i = 0; i < 600; i++) {
+      text += `q${i} `;
+      dom.showStreaming(text);
+    }
+    expect(root.querySelectorAll('p')).toHaveLength(1);
+    expect(root.querySelector('p')!.textContent).toBe(text);
+    expect(root.innerHTML).toBe(wholeRender(text).innerHTML);
   });
 
   it('keeps finished blocks and grows the last text node instead of replacing them', () => {
