@@ -269,6 +269,10 @@ describe('MarkdownDom: streamed text', () => {
       dom.showStreaming(text);
     }
     expect(root.querySelectorAll('p')).toHaveLength(1);
+    // The set-aside start is a text node of its own, followed by the lexed rest (< 2 pieces).
+    const [start, rest] = [...root.querySelector('p')!.childNodes];
+    expect(start!.textContent!.length).toBeGreaterThan(text.length - 400);
+    expect(rest!.textContent!.length).toBeLessThan(400);
     expect(root.querySelector('p')!.textContent).toBe(text);
     expect(root.innerHTML).toBe(wholeRender(text).innerHTML);
   });

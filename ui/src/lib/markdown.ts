@@ -196,7 +196,7 @@ export class BlockSplitter {
     if (end < PLAIN_PIECE) return;
     // Cut at a single space with text on both sides; the next character is known and is not
     // a cell separator (a table's header row must count its cells the same way).
-    let cut = live.lastIndexOf(' ', end - 1);
+    let cut = live.lastIndexOf(' ', Math.min(end, live.length - 1) - 1);
     while (cut > 0 && (live[cut - 1] === ' ' || live[cut + 1] === ' ')) cut = live.lastIndexOf(' ', cut - 1);
     if (cut < PLAIN_PIECE || cut + 1 >= live.length || live[cut + 1] === '|') return;
     this.#plain += live.slice(0, cut + 1);
