@@ -5,10 +5,10 @@
 //! once, so nothing is lost.
 
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nomos_agent::Agent;
-use nomos_protocol::AgentEvent;
+use nomos_protocol::{AgentEvent, DeltaBatcher};
 use tauri::Manager as _;
 use tauri::ipc::Channel;
 
@@ -85,15 +85,50 @@ impl EventRelay {
     }
 }
 
+/// A streamed message's text reaches the webview at most once per this window (about a
+/// frame), merged; its first delta at once.
+const DELTA_WINDOW: Duration = Duration::from_millis(16);
+/// Merged text stays well under the size Tauri still sends as one evaluated script.
+const DELTA_MAX_BYTES: usize = 2048;
+
 /// Follows `agent`'s events for as long as the agent lives (its detached turns included).
+/// Text deltas are batched ([`DeltaBatcher`]): each event is one script evaluated in the
+/// page, and a provider can send hundreds a second.
 pub fn attach<R: tauri::Runtime>(app: &tauri::AppHandle<R>, agent: &Agent) {
     let mut events = agent.subscribe();
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
-        while let Some(event) = events.recv().await {
-            app.state::<AppState>().relay.dispatch(&app, &event);
+        let mut batcher = DeltaBatcher::new(DELTA_WINDOW, DELTA_MAX_BYTES);
+        let mut out = Vec::new();
+        loop {
+            let next = match batcher.deadline() {
+                Some(due) => tokio::select! {
+                    biased;
+                    event = events.recv() => event,
+                    () = tokio::time::sleep_until(due.into()) => {
+                        out.extend(batcher.flush(Instant::now()));
+                        send_all(&app, &mut out);
+                        continue;
+                    }
+                },
+                None => events.recv().await,
+            };
+            let Some(event) = next else {
+                out.extend(batcher.flush(Instant::now()));
+                send_all(&app, &mut out);
+                break;
+            };
+            batcher.push(event, Instant::now(), &mut out);
+            send_all(&app, &mut out);
         }
     });
+}
+
+fn send_all<R: tauri::Runtime>(app: &tauri::AppHandle<R>, events: &mut Vec<AgentEvent>) {
+    let relay = &app.state::<AppState>().relay;
+    for event in events.drain(..) {
+        relay.dispatch(app, &event);
+    }
 }
 
 #[cfg(test)]

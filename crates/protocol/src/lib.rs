@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 mod agent;
+mod batch;
 mod error;
 mod graph;
 mod session;
@@ -21,6 +22,7 @@ pub use agent::{
     AgentEvent, ApprovalKind, CommandClass, ExecStatus, Execution, Message, PlanStep, Role,
     SessionView, StepStatus, ToolCall,
 };
+pub use batch::DeltaBatcher;
 pub use error::{ErrorCode, IpcError};
 pub use graph::{
     AttributeChangeView, AttributeView, DependentView, DependentsView, EntityDetailsView,

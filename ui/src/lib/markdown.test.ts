@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from '@testing-library/svelte';
 import { renderMarkdown, safeHref } from './markdown';
+import { MarkdownDom } from './markdown-dom';
 import Markdown from './components/Markdown.svelte';
 
 /** Parses the rendered HTML and lists everything in it that could run, fetch or navigate. */
@@ -139,6 +140,176 @@ describe('renderMarkdown: ordinary markdown', () => {
   });
 });
 
+/** The element a whole render of `source` gives, the reference for a streamed one. */
+function wholeRender(source: string): HTMLElement {
+  const host = document.createElement('div');
+  host.innerHTML = renderMarkdown(source);
+  return host;
+}
+
+/** Streams `source` into a MarkdownDom in pieces of `step` characters; calls `check` after each. */
+function stream(source: string, step: number, check: (dom: MarkdownDom, root: HTMLElement, shown: string) => void) {
+  const root = document.createElement('div');
+  const dom = new MarkdownDom(root);
+  for (let end = Math.min(step, source.length); ; end = Math.min(end + step, source.length)) {
+    dom.showStreaming(source.slice(0, end));
+    check(dom, root, source.slice(0, end));
+    if (end === source.length) break;
+  }
+  return { root, dom };
+}
+
+const ORDINARY = [
+  '**Disk** is *fine*\n\n- a\n- b\n\n| h | i |\n|---|---|\n| c | d |\n\n```sh\ndf -h\n```\n\nDone.',
+  '# Plan\n\n1. look\n2. fix\n\n> quoted\nlazy line\n\n---\n\nSee [docs](https://example.org/a) and `code`.',
+  'Title\n===\n\ntext with\nbreaks\n\n    indented code\n\n    more\n\nafter *em* and ~~gone~~',
+  '- [x] done\n- [ ] todo\n\n  continued item\n\nend of list\n\n```\nunlabelled\n\nwith a blank line\n```',
+];
+
+/** Plain prose, long enough for a growing paragraph's start to be set aside. */
+const PROSE = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+
+/** Paragraphs that start plain and then turn into something else, at the edges of the rule. */
+const LONG = [
+  `${PROSE} then **bold across ${PROSE} the cut** and \`code ${PROSE}\` end`,
+  `${PROSE} and a [link ${PROSE}](https://example.org/x) and ${PROSE} www.example.org and ops@example.org`,
+  `${PROSE} | second cell\n|---|---|\n| a | b |`,
+  `${PROSE} second | cell\n|---|---|\n| a | b |`,
+  `${PROSE} heading\n===\n\n${PROSE}`,
+  `${PROSE}\nsecond line ${PROSE}\n\n- item ${PROSE}\n- item\n\n${PROSE}`,
+  `${PROSE} <b>raw ${PROSE}</b> &amp; \\*escaped\\* ${PROSE} ~~struck ${PROSE}~~`,
+  `${PROSE}   ${PROSE}  \n${PROSE} "quoted" 'single' ${PROSE}`,
+  `${PROSE} <script>alert(1)</script> ${PROSE} <scr`,
+];
+
+/** A random document: paragraphs of words with markup sprinkled in, from a fixed seed. */
+function randomDocument(seed: number): string {
+  let x = seed;
+  const next = (n: number) => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x % n;
+  };
+  const marks = ['*', '**', '_', '`', '[', '](https://example.org)', '<b>', '</b>', '|', '\n', '\n\n', '~~', '!', '&lt;', 'www.x.org', ':', '- ', '# ', '\n---\n', '\n===\n', '```\n'];
+  let out = '';
+  for (let i = 0; i < 160; i++) out += next(12) === 0 ? marks[next(marks.length)]! : `w${next(1000)} `;
+  return out;
+}
+
+describe('MarkdownDom: streamed text', () => {
+  it.each(HOSTILE)('nothing executable survives at any point of a streamed %s', (_name, source) => {
+    for (const step of [1, 3]) {
+      const { root, dom } = stream(source, step, (_dom, root, shown) => {
+        expect(dangers(root.innerHTML), JSON.stringify(shown)).toEqual([]);
+      });
+      dom.showFinal(source);
+      expect(root.innerHTML).toBe(wholeRender(source).innerHTML);
+    }
+  });
+
+  it('a tag split across deltas is shown as text once joined, never run', () => {
+    const root = document.createElement('div');
+    const dom = new MarkdownDom(root);
+    let text = '';
+    for (const delta of ['Here: <scr', 'ipt>window.pwned = 1</scr', 'ipt> and <img src=x on', 'error=alert(1)>']) {
+      text += delta;
+      dom.showStreaming(text);
+      expect(dangers(root.innerHTML)).toEqual([]);
+      expect(root.querySelector('script, img')).toBeNull();
+    }
+    expect(root.textContent?.trim()).toBe('Here: <script>window.pwned = 1</script> and <img src=x onerror=alert(1)>');
+    expect((window as unknown as { pwned?: number }).pwned).toBeUndefined();
+  });
+
+  it('an unfinished fence is code until it closes, and its HTML stays text', () => {
+    const root = document.createElement('div');
+    const dom = new MarkdownDom(root);
+    dom.showStreaming('Run:\n\n```html\n<script>alert(1)</script>\n<b>x');
+    expect(root.querySelector('pre code.language-html')?.textContent).toBe('<script>alert(1)</script>\n<b>x');
+    expect(root.querySelector('script, b')).toBeNull();
+    dom.showStreaming('Run:\n\n```html\n<script>alert(1)</script>\n<b>x\n```\n\nafter **it**');
+    expect(root.querySelector('pre code')?.textContent).toBe('<script>alert(1)</script>\n<b>x');
+    expect(root.querySelector('strong')?.textContent).toBe('it');
+    expect(dangers(root.innerHTML)).toEqual([]);
+  });
+
+  it.each(ORDINARY.map((s, i) => [i, s] as const))('at every step shows what a whole render of the text so far shows (document %i)', (_i, source) => {
+    for (const step of [1, 2, 7, 50]) {
+      const { root, dom } = stream(source, step, (_dom, root, shown) => {
+        expect(root.innerHTML, JSON.stringify(shown)).toBe(wholeRender(shown).innerHTML);
+      });
+      dom.showFinal(source);
+      expect(root.innerHTML).toBe(wholeRender(source).innerHTML);
+    }
+  });
+
+  it.each(LONG.map((s, i) => [i, s] as const))('a long paragraph streamed shows what a whole render shows (document %i)', (_i, source) => {
+    for (const step of [3, 29]) {
+      const { root, dom } = stream(source, step, (_dom, root, shown) => {
+        expect(root.innerHTML, JSON.stringify(shown)).toBe(wholeRender(shown).innerHTML);
+        expect(dangers(root.innerHTML)).toEqual([]);
+      });
+      dom.showFinal(source);
+      expect(root.innerHTML).toBe(wholeRender(source).innerHTML);
+    }
+  }, 60_000);
+
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])('a random document streamed shows what a whole render shows (seed %i)', (seed) => {
+    const source = randomDocument(seed);
+    stream(source, 4, (_dom, root, shown) => {
+      expect(root.innerHTML, JSON.stringify(shown)).toBe(wholeRender(shown).innerHTML);
+    });
+  }, 60_000);
+
+  it('a long plain paragraph is not lexed whole at every update', () => {
+    const root = document.createElement('div');
+    const dom = new MarkdownDom(root);
+    let text = '';
+    for (let i = 0; i < 600; i++) {
+      text += `q${i} `;
+      dom.showStreaming(text);
+    }
+    expect(root.querySelectorAll('p')).toHaveLength(1);
+    // The set-aside start is a text node of its own, followed by the lexed rest (< 2 pieces).
+    const [start, rest] = [...root.querySelector('p')!.childNodes];
+    expect(start!.textContent!.length).toBeGreaterThan(text.length - 400);
+    expect(rest!.textContent!.length).toBeLessThan(400);
+    expect(root.querySelector('p')!.textContent).toBe(text);
+    expect(root.innerHTML).toBe(wholeRender(text).innerHTML);
+  });
+
+  it('keeps finished blocks and grows the last text node instead of replacing them', () => {
+    const root = document.createElement('div');
+    const dom = new MarkdownDom(root);
+    dom.showStreaming('# Disks\n\nAll');
+    const heading = root.querySelector('h1');
+    const text = root.querySelector('p')!.firstChild!;
+    dom.showStreaming('# Disks\n\nAll fine on');
+    dom.showStreaming('# Disks\n\nAll fine on pve1.');
+    expect(root.querySelector('h1')).toBe(heading);
+    expect(root.querySelector('p')!.firstChild).toBe(text);
+    expect(text.textContent).toBe('All fine on pve1.');
+    // The finished message is rendered whole; equal nodes are kept, so nothing jumps.
+    dom.showFinal('# Disks\n\nAll fine on pve1.');
+    expect(root.querySelector('h1')).toBe(heading);
+    expect(root.querySelector('p')!.firstChild).toBe(text);
+  });
+
+  it('a reference definition arriving after its link is applied when the message is finished', () => {
+    const source = 'See [the docs][1].\n\n[1]: https://example.org/docs';
+    const { root, dom } = stream(source, 4, () => {});
+    dom.showFinal(source);
+    expect(root.querySelector('a')?.getAttribute('href')).toBe('https://example.org/docs');
+  });
+
+  it('a retried reply that starts over replaces what was shown', () => {
+    const root = document.createElement('div');
+    const dom = new MarkdownDom(root);
+    dom.showStreaming('First attempt\n\n- one\n- two');
+    dom.showStreaming('Second');
+    expect(root.innerHTML).toBe(wholeRender('Second').innerHTML);
+  });
+});
+
 describe('safeHref', () => {
   it.each([
     ['https://a.example/x', 'https://a.example/x'],
@@ -171,6 +342,23 @@ describe('Markdown component', () => {
     buttons[1]!.click();
     await new Promise((r) => setTimeout(r, 0));
     expect(copied).toBe('df -h');
+  });
+
+  it('while streaming, a code block gets its Copy button and the button survives later deltas', async () => {
+    let copied = '';
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: async (text: string) => void (copied = text) },
+    });
+    const { rerender, getAllByTestId } = render(Markdown, { source: '```\nupt', streaming: true });
+    await new Promise((r) => setTimeout(r, 50));
+    const button = getAllByTestId('copy-code')[0]!;
+    await rerender({ source: '```\nuptime\n```\n\nthen', streaming: true });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(getAllByTestId('copy-code')).toEqual([button]);
+    button.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(copied).toBe('uptime');
   });
 
   it('while streaming, many deltas between two frames are parsed once, then the latest text shows', async () => {
