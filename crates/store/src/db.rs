@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior};
 
@@ -119,9 +119,10 @@ pub struct Store {
 
 pub(crate) struct Inner {
     path: PathBuf,
-    writer: Mutex<Writer>,
+    /// Shared with the background thread, which indexes queued messages on it.
+    writer: Arc<Mutex<Writer>>,
     readers: Mutex<Vec<Connection>>,
-    checkpointer: Checkpointer,
+    background: Background,
     /// Held for the life of the store: other processes see this owner alive (I24).
     pub(crate) owner: OwnerLock,
 }
@@ -131,22 +132,67 @@ pub(crate) struct Writer {
     touched: RefCell<HashMap<i64, i64>>,
 }
 
-/// WAL checkpoints run on a background thread, so a commit never pays for copying the WAL
-/// into the database file (and its fsync). The writer keeps SQLite's automatic checkpoint
-/// only as a backstop at [`BACKSTOP_CHECKPOINT_PAGES`].
-struct Checkpointer {
-    dirty: Arc<AtomicBool>,
+/// Work kept off the commit path, on one background thread: WAL checkpoints (so a commit
+/// never pays for copying the WAL into the database file and its fsync; the writer keeps
+/// SQLite's automatic checkpoint only as a backstop at [`BACKSTOP_CHECKPOINT_PAGES`]), and
+/// the search index of queued messages (see [`crate::search::index_queued_messages`]).
+struct Background {
+    shared: Arc<Activity>,
     stop: Mutex<Option<mpsc::Sender<()>>>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+/// What the writer tells the background thread.
+struct Activity {
+    /// Something was committed since the last checkpoint.
+    dirty: AtomicBool,
+    /// Messages may be queued for the search index.
+    maybe_queued: AtomicBool,
+    /// When the last write committed (ms since `epoch`).
+    last_write_ms: AtomicU64,
+    /// Tests hold the queue still to look at it.
+    indexing_paused: AtomicBool,
+    epoch: Instant,
+}
+
+impl Activity {
+    fn wrote(&self) {
+        self.dirty.store(true, Ordering::Release);
+        self.maybe_queued.store(true, Ordering::Release);
+        let ms = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_write_ms.store(ms, Ordering::Release);
+    }
+    fn idle_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_write_ms.load(Ordering::Acquire));
+        self.epoch.elapsed().saturating_sub(last)
+    }
 }
 
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 const BACKSTOP_CHECKPOINT_PAGES: i64 = 20_000;
 const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+/// Queued messages are indexed once the writer has been idle this long…
+const INDEX_WHEN_IDLE: Duration = Duration::from_millis(100);
+/// …and, under a steady stream of writes, a little at a time once this many are queued (a
+/// search indexes the queue first: this bounds what one search may have to index).
+const INDEX_BACKLOG: i64 = 10_000;
+/// Messages indexed per transaction (one FTS5 segment each: larger batches index cheaper
+/// per message); the writer is released between batches.
+pub(crate) const INDEX_BATCH: i64 = 256;
+/// The batch taken per tick while writes continue: short, so the write that waits for it
+/// waits little.
+const INDEX_BUSY_BATCH: i64 = 32;
 
-impl Checkpointer {
-    fn start(path: &Path) -> Checkpointer {
-        let dirty = Arc::new(AtomicBool::new(false));
+impl Background {
+    fn start(path: &Path, writer: Arc<Mutex<Writer>>) -> Background {
+        let shared = Arc::new(Activity {
+            dirty: AtomicBool::new(false),
+            // Messages queued before a crash (or by another process) are indexed soon.
+            maybe_queued: AtomicBool::new(true),
+            last_write_ms: AtomicU64::new(0),
+            indexing_paused: AtomicBool::new(false),
+            epoch: Instant::now(),
+        });
         let (tx, rx) = mpsc::channel::<()>();
         let conn = Connection::open_with_flags(
             path,
@@ -156,36 +202,45 @@ impl Checkpointer {
         let mut thread = None;
         match conn {
             Ok(conn) => {
-                let flag = dirty.clone();
+                let activity = shared.clone();
                 let spawned = std::thread::Builder::new()
-                    .name("nomos-store-checkpoint".into())
-                    .spawn(move || checkpoint_loop(&conn, &rx, &flag));
+                    .name("nomos-store-background".into())
+                    .spawn(move || background_loop(&conn, &writer, &rx, &activity));
                 match spawned {
                     Ok(h) => thread = Some(h),
                     Err(e) => {
-                        tracing::warn!(error = %e, "no background checkpoint thread; SQLite checkpoints on commit")
+                        tracing::warn!(error = %e, "no background thread; SQLite checkpoints on commit, searches index queued messages")
                     }
                 }
             }
             Err(e) => {
-                tracing::warn!(error = %e, "no background checkpoint connection; SQLite checkpoints on commit")
+                tracing::warn!(error = %e, "no background connection; SQLite checkpoints on commit, searches index queued messages")
             }
         }
-        Checkpointer {
-            dirty,
+        Background {
+            shared,
             stop: Mutex::new(Some(tx)),
             thread: Mutex::new(thread),
         }
     }
 }
 
-fn checkpoint_loop(conn: &Connection, rx: &mpsc::Receiver<()>, dirty: &AtomicBool) {
+fn background_loop(
+    conn: &Connection,
+    writer: &Mutex<Writer>,
+    rx: &mpsc::Receiver<()>,
+    activity: &Activity,
+) {
     loop {
         let stop = matches!(
             rx.recv_timeout(CHECKPOINT_EVERY),
             Err(mpsc::RecvTimeoutError::Disconnected)
         );
-        if (dirty.swap(false, Ordering::AcqRel) || stop)
+        if !stop && let Err(e) = index_in_background(conn, writer, rx, activity) {
+            tracing::debug!(error = %e, "background search indexing skipped");
+            activity.maybe_queued.store(true, Ordering::Release);
+        }
+        if (activity.dirty.swap(false, Ordering::AcqRel) || stop)
             && let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
         {
             tracing::debug!(error = %e, "background WAL checkpoint skipped");
@@ -196,7 +251,61 @@ fn checkpoint_loop(conn: &Connection, rx: &mpsc::Receiver<()>, dirty: &AtomicBoo
     }
 }
 
-impl Drop for Checkpointer {
+/// Index queued messages while the writer is idle: in batches, releasing the writer between
+/// them, and giving way as soon as a write commits (so an append waits for at most one
+/// batch). Under a steady stream of writes the queue grows; past [`INDEX_BACKLOG`] one small
+/// batch per tick is indexed anyway, and a search indexes whatever is left first.
+fn index_in_background(
+    conn: &Connection,
+    writer: &Mutex<Writer>,
+    rx: &mpsc::Receiver<()>,
+    activity: &Activity,
+) -> Result<(), StoreError> {
+    if activity.indexing_paused.load(Ordering::Acquire)
+        || !activity.maybe_queued.swap(false, Ordering::AcqRel)
+    {
+        return Ok(());
+    }
+    let queued = crate::search::queued_for_index(conn, INDEX_BACKLOG)?;
+    if queued == 0 {
+        return Ok(());
+    }
+    // Still queued after this pass unless it drains the queue.
+    activity.maybe_queued.store(true, Ordering::Release);
+    let busy = activity.idle_for() < INDEX_WHEN_IDLE;
+    if busy && queued < INDEX_BACKLOG {
+        return Ok(());
+    }
+    let batch = if busy { INDEX_BUSY_BATCH } else { INDEX_BATCH };
+    let since = activity.last_write_ms.load(Ordering::Acquire);
+    loop {
+        let n = {
+            let mut w = lock(writer);
+            let tx = w
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let n = crate::search::index_queued_messages(&tx, batch)?;
+            tx.commit()?;
+            n
+        };
+        activity.dirty.store(true, Ordering::Release);
+        if n < batch {
+            // Drained, unless a message was queued meanwhile (its write sets the flag again
+            // after this store, or this check sees it).
+            activity.maybe_queued.store(false, Ordering::Release);
+            if crate::search::queued_for_index(conn, 1)? > 0 {
+                activity.maybe_queued.store(true, Ordering::Release);
+            }
+            return Ok(());
+        }
+        let wrote = activity.last_write_ms.load(Ordering::Acquire) != since;
+        if busy || wrote || !matches!(rx.try_recv(), Err(mpsc::TryRecvError::Empty)) {
+            return Ok(());
+        }
+    }
+}
+
+impl Drop for Background {
     fn drop(&mut self) {
         // Stop and wait, so that when the last `Store` clone is gone the file is closed.
         drop(lock(&self.stop).take());
@@ -250,15 +359,16 @@ impl Store {
         let owner = OwnerLock::take(data_dir)?;
         writer.pragma_update(None, "wal_autocheckpoint", BACKSTOP_CHECKPOINT_PAGES)?;
         writer.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
+        let writer = Arc::new(Mutex::new(Writer {
+            conn: writer,
+            touched: RefCell::new(HashMap::new()),
+        }));
         Ok(Store {
             inner: Arc::new(Inner {
                 path: db_file.to_path_buf(),
-                writer: Mutex::new(Writer {
-                    conn: writer,
-                    touched: RefCell::new(HashMap::new()),
-                }),
+                writer: writer.clone(),
                 readers: Mutex::new(Vec::new()),
-                checkpointer: Checkpointer::start(db_file),
+                background: Background::start(db_file, writer),
                 owner,
             }),
             clock,
@@ -271,6 +381,15 @@ impl Store {
             inner: self.inner,
             clock,
         }
+    }
+
+    /// Stop (or resume) the background indexing of queued messages; searches still index
+    /// the queue first. For tests that look at the queue.
+    #[doc(hidden)]
+    pub fn set_background_indexing(&self, on: bool) {
+        let a = &self.inner.background.shared;
+        a.indexing_paused.store(!on, Ordering::Release);
+        a.maybe_queued.store(true, Ordering::Release);
     }
 
     /// The database file.
@@ -397,7 +516,7 @@ impl Store {
         let now = self.clock.now_ms();
         let out = f(&tx, now, touched).map_err(|e| self.fix_path(e))?;
         tx.commit().map_err(|e| self.fix_path(e.into()))?;
-        self.inner.checkpointer.dirty.store(true, Ordering::Release);
+        self.inner.background.shared.wrote();
         Ok(out)
     }
 }

@@ -608,10 +608,60 @@ impl Reader<'_> {
     }
 }
 
+/// How many messages wait in the search-index queue, counting at most `cap`.
+pub(crate) fn queued_for_index(c: &rusqlite::Connection, cap: i64) -> Result<i64, StoreError> {
+    Ok(
+        c.prepare_cached("SELECT count(*) FROM (SELECT 1 FROM messages_fts_pending LIMIT ?1)")?
+            .query_row([cap], |r| r.get(0))?,
+    )
+}
+
+/// Index the oldest `batch` queued messages (inside the caller's write transaction) and
+/// take them off the queue; returns how many were taken. A message written since it was
+/// queued is indexed with its text now; the triggers keep a queued message out of the index
+/// (migration 20261202010000), so nothing is indexed twice.
+pub(crate) fn index_queued_messages(
+    c: &rusqlite::Connection,
+    batch: i64,
+) -> Result<i64, StoreError> {
+    let hi: Option<MessageId> = c
+        .prepare_cached(
+            "SELECT max(message_id) FROM
+                (SELECT message_id FROM messages_fts_pending ORDER BY message_id LIMIT ?1)",
+        )?
+        .query_row([batch], |r| r.get(0))?;
+    let Some(hi) = hi else { return Ok(0) };
+    c.prepare_cached(
+        "INSERT INTO messages_fts (rowid, text)
+         SELECT m.id, m.text FROM messages_fts_pending p JOIN messages m ON m.id = p.message_id
+         WHERE p.message_id <= ?1 AND m.pending = 0 AND m.text <> ''",
+    )?
+    .execute([hi])?;
+    let n = c
+        .prepare_cached("DELETE FROM messages_fts_pending WHERE message_id <= ?1")?
+        .execute([hi])?;
+    Ok(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
 impl Store {
-    /// See [`Reader::search_sessions`].
+    /// Search sessions, messages and executions (see [`Reader::search_sessions`]). Messages
+    /// still queued for the index are indexed first, so every message committed before the
+    /// call can be found.
     pub fn search_sessions(&self, q: &SessionSearchQuery) -> Result<SessionSearchPage, StoreError> {
+        self.index_queued_messages()?;
         self.read(|r| r.search_sessions(q))
+    }
+
+    /// Index every message still queued for search; returns how many. The store's
+    /// background thread does this when the writer is idle, and every search first.
+    pub fn index_queued_messages(&self) -> Result<u64, StoreError> {
+        let mut total = 0u64;
+        while self.with_reader(|c| queued_for_index(c, 1))? > 0 {
+            let n =
+                self.with_writer(|tx, _, _| index_queued_messages(tx, crate::db::INDEX_BATCH))?;
+            total += u64::try_from(n).unwrap_or(0);
+        }
+        Ok(total)
     }
 }
 

@@ -310,6 +310,19 @@ fn check_fixture(version: i64, store: &Store) {
             let export = store.export_session(2).unwrap();
             assert!(export.session.demo);
         }
+        20261202010000 => {
+            // Indexed and still-queued messages are both found (the queued one is indexed by
+            // the search); the pending reply is not, until it is final.
+            assert_eq!(search(store, "tanzanite")[0].message_id, Some(cid(1, 1)));
+            assert_eq!(search(store, "morganite")[0].message_id, Some(cid(1, 2)));
+            assert!(search(store, "kunzite").is_empty());
+            store.finish_message(cid(1, 3), None).unwrap();
+            assert_eq!(search(store, "kunzite")[0].message_id, Some(cid(1, 3)));
+            store.delete_session(1).unwrap();
+            for word in ["tanzanite", "morganite", "kunzite"] {
+                assert!(search(store, word).is_empty(), "{word}");
+            }
+        }
         other => panic!("no checks for fixture {other}: add them to check_fixture"),
     }
 }

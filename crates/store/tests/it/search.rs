@@ -416,3 +416,141 @@ fn masked_secrets_in_output_are_not_searchable() {
     let text: String = h[0].snippet.iter().map(|p| p.text.as_str()).collect();
     assert!(!text.contains("hunter2secret"), "{text}");
 }
+
+fn queued(path: &std::path::Path) -> Vec<i64> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut st = c
+        .prepare("SELECT message_id FROM messages_fts_pending ORDER BY message_id")
+        .unwrap();
+    st.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn integrity_check(path: &std::path::Path) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute(
+        "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)",
+        [],
+    )
+    .unwrap();
+}
+
+/// An append only queues the message for the index (DESIGN §14: the append stays about a
+/// plain insert); a search indexes the queue first, so it still finds every message
+/// committed before it, and edits of queued and of indexed messages keep the index exact.
+#[test]
+fn appended_messages_are_queued_and_every_search_sees_them() {
+    let t = store();
+    t.store.set_background_indexing(false);
+    let sid = new_session(&t, "Queue");
+    let a = t
+        .store
+        .append_message(&NewMessage::user(sid, "gneiss on web-01"))
+        .unwrap();
+    let streamed = t.store.begin_assistant_message(sid, false).unwrap();
+    t.store.append_text(streamed.id, "schist ").unwrap();
+    assert!(
+        queued(&t.path()).contains(&a.id),
+        "a final message waits in the queue"
+    );
+    assert!(
+        !queued(&t.path()).contains(&streamed.id),
+        "a pending one does not"
+    );
+    let found = hits(&t.store, &q("gneiss"));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].message_id, Some(a.id));
+    assert!(queued(&t.path()).is_empty(), "the search indexed the queue");
+    assert!(
+        hits(&t.store, &q("schist")).is_empty(),
+        "pending text is not searchable"
+    );
+    t.store.append_text(streamed.id, "and slate").unwrap();
+    t.store.finish_message(streamed.id, None).unwrap();
+    assert_eq!(queued(&t.path()), [streamed.id]);
+    // Queued, then deleted before any index pass: it never reaches the index.
+    let gone = t
+        .store
+        .append_message(&NewMessage::user(sid, "marble quarry"))
+        .unwrap();
+    let c = rusqlite::Connection::open(t.path()).unwrap();
+    c.execute("DELETE FROM messages WHERE id = ?1", [gone.id])
+        .unwrap();
+    drop(c);
+    assert_eq!(queued(&t.path()), [streamed.id]);
+    assert_eq!(hits(&t.store, &q("slate"))[0].message_id, Some(streamed.id));
+    assert!(hits(&t.store, &q("marble")).is_empty());
+    // An indexed message whose text changes leaves the index with its old words.
+    let c = rusqlite::Connection::open(t.path()).unwrap();
+    c.execute(
+        "UPDATE messages SET text = 'basalt on web-02' WHERE id = ?1",
+        [a.id],
+    )
+    .unwrap();
+    drop(c);
+    assert_eq!(queued(&t.path()), [a.id]);
+    assert!(hits(&t.store, &q("gneiss")).is_empty());
+    assert_eq!(hits(&t.store, &q("basalt"))[0].message_id, Some(a.id));
+    integrity_check(&t.path());
+    t.store.delete_session(sid).unwrap();
+    assert!(hits(&t.store, &q("basalt slate")).is_empty());
+    integrity_check(&t.path());
+}
+
+/// The queue commits with its message: a database copied while the store is open (what a
+/// crash leaves on disk, WAL included) still finds the message once opened again.
+#[test]
+fn a_queued_message_survives_a_crash_and_is_indexed_after_restart() {
+    let t = store();
+    t.store.set_background_indexing(false);
+    let sid = new_session(&t, "Crash");
+    let m = t
+        .store
+        .append_message(&NewMessage::user(sid, "obsidian arrowheads"))
+        .unwrap();
+    assert_eq!(queued(&t.path()), [m.id]);
+    let copy = tempfile::tempdir().unwrap();
+    for suffix in ["", "-wal"] {
+        let from = format!("{}{suffix}", t.path().display());
+        if std::path::Path::new(&from).exists() {
+            std::fs::copy(&from, copy.path().join(format!("nomos.db{suffix}"))).unwrap();
+        }
+    }
+    let reopened = Store::open_in_dir(copy.path()).unwrap();
+    let found = hits(&reopened, &q("obsidian"));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].message_id, Some(m.id));
+}
+
+/// Without any search, the store's background thread indexes the queue once the writer is
+/// idle (the wait is only a bound for a stuck thread, not a timing assertion).
+#[test]
+fn the_background_thread_indexes_the_queue_when_the_writer_is_idle() {
+    let t = store();
+    let sid = new_session(&t, "Idle");
+    for i in 0..300 {
+        t.store
+            .append_message(&NewMessage::user(sid, format!("pumice sample {i}")))
+            .unwrap();
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !queued(&t.path()).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the queue was never indexed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    integrity_check(&t.path());
+    let c = rusqlite::Connection::open(t.path()).unwrap();
+    let n: i64 = c
+        .query_row(
+            "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'pumice'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 300);
+}
