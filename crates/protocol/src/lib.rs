@@ -18,8 +18,8 @@ mod session;
 mod settings;
 
 pub use agent::{
-    AgentEvent, ApprovalKind, CommandClass, ExecStatus, Execution, Message, PlanStep, Role,
-    SessionView, StepStatus, ToolCall,
+    AgentEvent, ApprovalKind, CommandClass, ExecStatus, Execution, Message, MessagePage, PlanStep,
+    Role, SessionView, StepStatus, ToolCall,
 };
 pub use error::{ErrorCode, IpcError};
 pub use graph::{
@@ -75,6 +75,7 @@ pub fn typescript_bindings() -> String {
         SessionStatus::decl(&cfg),
         SessionSummary::decl(&cfg),
         SessionView::decl(&cfg),
+        MessagePage::decl(&cfg),
         Settings::decl(&cfg),
         SettingsView::decl(&cfg),
         SignInState::decl(&cfg),
