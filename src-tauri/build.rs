@@ -6,6 +6,7 @@ const COMMANDS: &[&str] = &[
     "get_session",
     "create_session",
     "session_view",
+    "session_messages",
     "send_message",
     "retry_turn",
     "reconnect_session",

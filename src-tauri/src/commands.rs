@@ -3,10 +3,10 @@
 use nomos_agent::convert as dto;
 use nomos_protocol::{
     AgentEvent, AppInfo, AuthStatusView, ConnectionCheck, ErrorCode, ExportFormat, ImportedSession,
-    IpcError, SessionExportText, SessionListQuery, SessionSearchPage, SessionSearchQuery,
-    SessionSummary, SessionView, Settings, SettingsView,
+    IpcError, MessagePage, SessionExportText, SessionListQuery, SessionSearchPage,
+    SessionSearchQuery, SessionSummary, SessionView, Settings, SettingsView,
 };
-use nomos_store::{NewSession, SessionQuery, Store};
+use nomos_store::{NewSession, PageAt, SessionQuery, Store};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -23,6 +23,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         get_session,
         create_session,
         session_view,
+        session_messages,
         send_message,
         retry_turn,
         reconnect_session,
@@ -116,11 +117,47 @@ async fn create_session(
     Ok(dto::session(&session))
 }
 
-/// Reads the store only: a past session opens with no model configured and no network.
+/// Messages the window reads at once when it opens a session or scrolls past a page's end:
+/// a screenful many times over, and a small part of a long session.
+pub const TRANSCRIPT_PAGE: u32 = 200;
+
+/// Reads the store only: a past session opens with no model configured and no network. One
+/// page of messages: the newest, or around `around` (a search hit).
 #[tauri::command]
-async fn session_view(state: State<'_, AppState>, id: i64) -> Result<SessionView, IpcError> {
+async fn session_view(
+    state: State<'_, AppState>,
+    id: i64,
+    around: Option<i64>,
+) -> Result<SessionView, IpcError> {
     let store = state.store()?.clone();
-    tauri::async_runtime::spawn_blocking(move || dto::session_view(&store, id))
+    let at = around.map_or(PageAt::Latest, PageAt::Around);
+    tauri::async_runtime::spawn_blocking(move || dto::session_page(&store, id, at, TRANSCRIPT_PAGE))
+        .await
+        .map_err(|err| IpcError::new(ErrorCode::InternalTaskFailed, err.to_string()))?
+        .map_err(|e| convert::agent_error(&e))
+}
+
+/// The page of messages just before `before` (scrolling up) or just after `after` (scrolling
+/// down from an older page); exactly one of the two.
+#[tauri::command]
+async fn session_messages(
+    state: State<'_, AppState>,
+    id: i64,
+    before: Option<i64>,
+    after: Option<i64>,
+) -> Result<MessagePage, IpcError> {
+    let at = match (before, after) {
+        (Some(m), None) => PageAt::Before(m),
+        (None, Some(m)) => PageAt::After(m),
+        _ => {
+            return Err(IpcError::new(
+                ErrorCode::StoreInvalidInput,
+                "Ask for the messages before one message or after one, not both or neither.",
+            ));
+        }
+    };
+    let store = state.store()?.clone();
+    tauri::async_runtime::spawn_blocking(move || dto::message_page(&store, id, at, TRANSCRIPT_PAGE))
         .await
         .map_err(|err| IpcError::new(ErrorCode::InternalTaskFailed, err.to_string()))?
         .map_err(|e| convert::agent_error(&e))

@@ -17,6 +17,7 @@ mod state;
 
 use tauri::Manager as _;
 
+pub use commands::TRANSCRIPT_PAGE;
 pub use state::AppState;
 
 /// Registers every plugin, the state and the commands on `builder`.

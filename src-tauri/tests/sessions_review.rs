@@ -195,3 +195,107 @@ fn search_open_export_and_import_work_with_no_model() {
     .unwrap_err();
     assert_eq!(missing["code"], "store.not_found");
 }
+
+/// Ids of a page's messages.
+fn ids(page: &Value) -> Vec<i64> {
+    page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_long_session_opens_one_page_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    // The run (with its execution) first, then 450 more messages.
+    let (sid, run_message) = seed(dir.path());
+    {
+        let store = Store::open_in_dir(dir.path()).unwrap();
+        for i in 0..450 {
+            store
+                .append_message(&NewMessage::user(sid, format!("message {i}")))
+                .unwrap();
+        }
+    }
+    let (_app, window) = app(AppState::open_in(dir.path().to_path_buf()));
+    let page = nomos_desktop::TRANSCRIPT_PAGE as usize;
+
+    // The newest page, with no execution: its messages ran nothing.
+    let view = invoke(&window, "session_view", json!({"id": sid})).unwrap();
+    let newest = ids(&view);
+    assert_eq!(newest.len(), page);
+    assert_eq!(
+        (view["older"].clone(), view["newer"].clone()),
+        (json!(true), json!(false))
+    );
+    assert_eq!(view["messages"][page - 1]["text"], "message 449");
+    assert!(
+        view["executions"].as_array().unwrap().is_empty(),
+        "{}",
+        view["executions"]
+    );
+    // The whole plan comes with any page (the step and the store's write-back step).
+    assert_eq!(view["plan"][0]["title"], "Look", "{}", view["plan"]);
+
+    // Scrolling up: the pages before it, contiguous, until the first message.
+    let mut first = newest[0];
+    let mut seen = newest.len();
+    loop {
+        let older = invoke(
+            &window,
+            "session_messages",
+            json!({"id": sid, "before": first}),
+        )
+        .unwrap();
+        let got = ids(&older);
+        assert!(got.windows(2).all(|w| w[0] < w[1]) && *got.last().unwrap() < first);
+        assert_eq!(older["newer"], true);
+        seen += got.len();
+        first = got[0];
+        if older["older"] == false {
+            // The first page holds the run and its execution, for the run card.
+            assert!(got.contains(&run_message));
+            assert_eq!(older["executions"][0]["call_id"], "call_1");
+            break;
+        }
+    }
+    assert_eq!(seen, 452, "every message once");
+
+    // A search hit opens around its message, and the page after it follows on.
+    let at = invoke(
+        &window,
+        "session_view",
+        json!({"id": sid, "around": run_message}),
+    )
+    .unwrap();
+    assert!(ids(&at).contains(&run_message));
+    assert_eq!(
+        (at["older"].clone(), at["newer"].clone()),
+        (json!(false), json!(true))
+    );
+    assert_eq!(
+        at["executions"][0]["stdout"],
+        "State : clean\nlabradorite members 4\n"
+    );
+    let last = *ids(&at).last().unwrap();
+    let next = invoke(
+        &window,
+        "session_messages",
+        json!({"id": sid, "after": last}),
+    )
+    .unwrap();
+    assert!(ids(&next)[0] > last);
+
+    // Bad requests are refused with a code, and change nothing.
+    for body in [
+        json!({"id": sid}),
+        json!({"id": sid, "before": first, "after": first}),
+    ] {
+        let e = invoke(&window, "session_messages", body).unwrap_err();
+        assert_eq!(e["code"], "store.invalid_input", "{e}");
+    }
+    let e = invoke(&window, "session_view", json!({"id": sid, "around": 7})).unwrap_err();
+    assert_eq!(e["code"], "store.not_found", "{e}");
+}

@@ -172,10 +172,79 @@ pub fn session_view(
     Ok(wire::SessionView {
         session: session(&transcript.session),
         messages: transcript.messages.iter().map(message).collect(),
+        older: false,
+        newer: false,
+        generation_before: 0,
         plan: plan.iter().map(plan_step).collect(),
         executions: executions.iter().map(execution).collect(),
         approval_open,
     })
+}
+
+/// A session as the window opens it: one page of messages (`at`, at most `limit`) with the
+/// executions that page shows, the plan and the approval state, read in one snapshot. Its
+/// cost follows the page, not the session's length.
+pub fn session_page(
+    st: &store::Store,
+    id: store::SessionId,
+    at: store::PageAt,
+    limit: u32,
+) -> Result<wire::SessionView, AgentError> {
+    let now = st.now_ms();
+    Ok(st.read(|r| {
+        let summary = session(&r.session(id)?);
+        let (page, executions, generation_before) = page_with_executions(r, id, at, limit)?;
+        Ok(wire::SessionView {
+            session: summary,
+            messages: page.messages.iter().map(message).collect(),
+            older: page.older,
+            newer: page.newer,
+            generation_before,
+            plan: r.plan_history(id)?.iter().map(plan_step).collect(),
+            executions: executions.iter().map(execution).collect(),
+            approval_open: r.active_approval_window(id, now)?.is_some(),
+        })
+    })?)
+}
+
+/// The next page of a session's messages as the operator scrolls (`at`: before or after the
+/// loaded ones), with the executions it shows.
+pub fn message_page(
+    st: &store::Store,
+    id: store::SessionId,
+    at: store::PageAt,
+    limit: u32,
+) -> Result<wire::MessagePage, AgentError> {
+    Ok(st.read(|r| {
+        r.session(id)?;
+        let (page, executions, generation_before) = page_with_executions(r, id, at, limit)?;
+        Ok(wire::MessagePage {
+            messages: page.messages.iter().map(message).collect(),
+            older: page.older,
+            newer: page.newer,
+            generation_before,
+            executions: executions.iter().map(execution).collect(),
+        })
+    })?)
+}
+
+/// A page, the executions it shows and the plan generation in force at its first message.
+type Page = (store::MessagePage, Vec<store::Execution>, i64);
+
+fn page_with_executions(
+    r: &store::Reader<'_>,
+    id: store::SessionId,
+    at: store::PageAt,
+    limit: u32,
+) -> Result<Page, store::StoreError> {
+    let page = r.message_page(id, at, limit)?;
+    let Some((first, last)) = page.messages.first().zip(page.messages.last()) else {
+        // An empty page still carries the live executions (first > last: no message).
+        return Ok((page, r.executions_for_page(id, 1, 0)?, 0));
+    };
+    let executions = r.executions_for_page(id, first.id, last.id)?;
+    let generation = r.generation_at(id, first.created_at_ms)?;
+    Ok((page, executions, generation))
 }
 
 // ---- Session search, export and import (the sidebar, `nomos sessions`) ----------------------

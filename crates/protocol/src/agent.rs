@@ -156,16 +156,45 @@ pub struct Message {
     pub created_at_ms: i64,
 }
 
-/// Everything the chat and the plan panel need to show a session.
+/// Everything the chat and the plan panel need to show a session. The window opens one page
+/// of messages (the newest, or around a search hit) and reads the others as the operator
+/// scrolls ([`MessagePage`]); the CLI reads the whole transcript (`older`, `newer` false).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SessionView {
     pub session: crate::SessionSummary,
+    /// A contiguous run of the session's messages, oldest first.
     pub messages: Vec<Message>,
+    /// Messages older than the first of `messages` exist.
+    pub older: bool,
+    /// Messages newer than the last of `messages` exist.
+    pub newer: bool,
+    /// The plan generation in force at the first of `messages` (0 before any plan): a page
+    /// that starts mid-session names plans and steps from it.
+    #[ts(type = "number")]
+    pub generation_before: i64,
     /// Every plan generation, oldest first (the panel collapses the replaced ones).
     pub plan: Vec<PlanStep>,
+    /// The executions of the `run` calls among `messages`, and every one of the session
+    /// still queued, awaiting approval or running, oldest first.
     pub executions: Vec<Execution>,
     /// The operator's approval window is open for the current plan generation.
     pub approval_open: bool,
+}
+
+/// More of a session's messages, read as the operator scrolls past either end of a page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct MessagePage {
+    /// A contiguous run of messages, oldest first, next to the one asked from.
+    pub messages: Vec<Message>,
+    /// Messages older than the first of `messages` exist.
+    pub older: bool,
+    /// Messages newer than the last of `messages` exist.
+    pub newer: bool,
+    /// As in [`SessionView::generation_before`].
+    #[ts(type = "number")]
+    pub generation_before: i64,
+    /// As in [`SessionView::executions`], for these messages.
+    pub executions: Vec<Execution>,
 }
 
 /// What the agent reports while a turn runs.

@@ -19,8 +19,8 @@ mod session;
 mod settings;
 
 pub use agent::{
-    AgentEvent, ApprovalKind, CommandClass, ExecStatus, Execution, Message, PlanStep, Role,
-    SessionView, StepStatus, ToolCall,
+    AgentEvent, ApprovalKind, CommandClass, ExecStatus, Execution, Message, MessagePage, PlanStep,
+    Role, SessionView, StepStatus, ToolCall,
 };
 pub use batch::DeltaBatcher;
 pub use error::{ErrorCode, IpcError};
@@ -77,6 +77,7 @@ pub fn typescript_bindings() -> String {
         SessionStatus::decl(&cfg),
         SessionSummary::decl(&cfg),
         SessionView::decl(&cfg),
+        MessagePage::decl(&cfg),
         Settings::decl(&cfg),
         SettingsView::decl(&cfg),
         SignInState::decl(&cfg),

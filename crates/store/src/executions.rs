@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::approvals::WindowId;
 use crate::db::{Reader, Store, WriteTx};
 use crate::error::StoreError;
+use crate::messages::MessageId;
 use crate::plan::Fact;
 use crate::secrets::redact;
 use crate::sessions::{SessionId, SessionStatus};
@@ -292,6 +293,33 @@ impl Reader<'_> {
             ))?
             .query_map([session], exec_from_row)?
             .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// What a page of the transcript needs from the ledger: the executions of the `run` calls
+    /// of messages `first..=last`, and every one of the session still queued, waiting for
+    /// approval or running (the approval cards and the plan panel show those wherever they
+    /// were asked). Oldest first. Both reads go through an index; neither grows with the
+    /// session's history.
+    pub fn executions_for_page(
+        &self,
+        session: SessionId,
+        first: MessageId,
+        last: MessageId,
+    ) -> Result<Vec<Execution>, StoreError> {
+        let mut out = self
+            .c
+            .prepare_cached(&page_executions_sql())?
+            .query_map(params![session, first, last], exec_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let live = self
+            .c
+            .prepare_cached(&live_executions_sql())?
+            .query_map([session], exec_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        out.extend(live);
+        out.sort_by_key(|e| e.id);
+        out.dedup_by_key(|e| e.id);
+        Ok(out)
     }
 
     /// I18: the latest `finished` execution of the same canonical command on the same target in
@@ -1102,6 +1130,25 @@ fn ledger_row(r: &Row<'_>) -> rusqlite::Result<LedgerRow> {
     })
 }
 
+/// The executions of the `run` calls of one message range (`?1` session, `?2..=?3` messages).
+pub(crate) fn page_executions_sql() -> String {
+    format!(
+        "SELECT {EXEC_COLS} FROM executions
+         WHERE session_id = ?1
+           AND call_id IN (SELECT call_id FROM tool_calls
+                           WHERE message_id BETWEEN ?2 AND ?3 AND name = 'run')"
+    )
+}
+
+/// A session's executions that have not ended (`?1` session), through the partial index of
+/// every live one (a few): by session, the planner would read the session's whole ledger.
+pub(crate) fn live_executions_sql() -> String {
+    format!(
+        "SELECT {EXEC_COLS} FROM executions INDEXED BY executions_active
+         WHERE status IN ('queued','awaiting_approval','running') AND session_id = ?1"
+    )
+}
+
 /// A session's executions for the matrix, oldest first (`?1`: session, `?2`: limit).
 pub(crate) fn matrix_sql() -> String {
     format!(
@@ -1366,5 +1413,51 @@ mod plan_tests {
         assert_no_sort("matrix", &lines);
         let lines = plan(&s, MATRIX_STEPS_SQL, &[&1i64]);
         assert_indexed("matrix steps", "plan_steps", &lines, &[]);
+    }
+
+    /// A transcript page reads the session's messages, their calls and the executions it
+    /// shows through indexes only: its cost does not grow with the session's history.
+    #[test]
+    fn every_transcript_page_query_reads_through_an_index() {
+        use crate::messages::{ANY_MESSAGE_SQL, CALLS_IN_RANGE_SQL, PAGE_ASC_SQL, PAGE_DESC_SQL};
+        let (_d, s) = disk_store();
+        let (lo, hi, n) = (1i64 << 32, (1i64 << 32) + 9_999, 201i64);
+        for (what, sql, table) in [
+            ("page, newest first", PAGE_DESC_SQL, "messages"),
+            ("page, oldest first", PAGE_ASC_SQL, "messages"),
+        ] {
+            let lines = plan(&s, sql, &[&lo, &hi, &n]);
+            assert_indexed(what, table, &lines, &[]);
+            assert_no_sort(what, &lines);
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.contains("INTEGER PRIMARY KEY (rowid>? AND rowid<?)")),
+                "{what}: not a rowid range:\n{}",
+                lines.join("\n")
+            );
+        }
+        let lines = plan(&s, ANY_MESSAGE_SQL, &[&lo, &hi]);
+        // `SELECT EXISTS (…)` reads one constant row around its subquery.
+        assert_indexed("more messages", "messages", &lines, &["CONSTANT"]);
+        let lines = plan(&s, CALLS_IN_RANGE_SQL, &[&lo, &hi]);
+        assert_indexed("page calls", "tool_calls", &lines, &[]);
+        assert_no_sort("page calls", &lines);
+        let lines = plan(&s, &page_executions_sql(), &[&1i64, &lo, &hi]);
+        assert_indexed("page executions", "executions", &lines, &[]);
+        assert!(
+            lines.iter().any(|l| l.contains("executions_by_call")),
+            "page executions: not by call id:\n{}",
+            lines.join("\n")
+        );
+        let lines = plan(&s, crate::plan::GENERATION_AT_SQL, &[&1i64, &lo]);
+        assert_indexed("generation in force", "plan_generations", &lines, &[]);
+        let lines = plan(&s, &live_executions_sql(), &[&1i64]);
+        assert_indexed("live executions", "executions", &lines, &[]);
+        assert!(
+            lines.iter().any(|l| l.contains("executions_active")),
+            "live executions: not through the partial index:\n{}",
+            lines.join("\n")
+        );
     }
 }

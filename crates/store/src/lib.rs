@@ -68,8 +68,8 @@ pub use leases::{
     LeaseOutcome, TURN_END_AUDIT, TURN_START_AUDIT, TurnHolding, TurnLease, turn_holdings,
 };
 pub use messages::{
-    FinishedMessage, MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES, Message, MessageId, NewMessage,
-    Role, ToolCall, Transcript,
+    FinishedMessage, MAX_MESSAGE_BYTES, MAX_MESSAGE_PAGE, MAX_TOOL_RESULT_BYTES, Message,
+    MessageId, MessagePage, NewMessage, PageAt, Role, ToolCall, Transcript,
 };
 /// The workspace's one clock, re-exported so callers of the store need not name `nomos-base`.
 pub use nomos_base::{Clock, ManualClock, SystemClock};

@@ -144,6 +144,33 @@ pub struct Transcript {
     pub messages: Vec<Message>,
 }
 
+/// Where a page of a session's messages lies ([`Reader::message_page`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageAt {
+    /// The newest messages (a session opens here).
+    Latest,
+    /// The messages just before this one (the operator scrolls up).
+    Before(MessageId),
+    /// The messages just after this one (scrolling down from an older page).
+    After(MessageId),
+    /// A page holding this message, about half of it before (a search hit opens here).
+    Around(MessageId),
+}
+
+/// The most messages one page holds, whatever the caller asks.
+pub const MAX_MESSAGE_PAGE: u32 = 1_000;
+
+/// A contiguous run of a session's messages, oldest first, and whether more lie either side.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MessagePage {
+    /// The messages, with their tool calls.
+    pub messages: Vec<Message>,
+    /// Messages older than the first exist.
+    pub older: bool,
+    /// Messages newer than the last exist.
+    pub newer: bool,
+}
+
 /// Result of [`Store::finish_message`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -197,6 +224,24 @@ fn call_from_row(r: &Row<'_>) -> rusqlite::Result<ToolCall> {
         created_at_ms: r.get(8)?,
         finished_at_ms: r.get(9)?,
     })
+}
+
+pub(crate) const PAGE_DESC_SQL: &str = "SELECT id, session_id, role, text, reasoning, pending, auto, error, created_at_ms, updated_at_ms \
+     FROM messages WHERE id >= ?1 AND id <= ?2 ORDER BY id DESC LIMIT ?3";
+pub(crate) const PAGE_ASC_SQL: &str = "SELECT id, session_id, role, text, reasoning, pending, auto, error, created_at_ms, updated_at_ms \
+     FROM messages WHERE id >= ?1 AND id <= ?2 ORDER BY id LIMIT ?3";
+pub(crate) const ANY_MESSAGE_SQL: &str =
+    "SELECT EXISTS (SELECT 1 FROM messages WHERE id >= ?1 AND id <= ?2)";
+pub(crate) const CALLS_IN_RANGE_SQL: &str = "SELECT id, message_id, call_id, name, arguments, result, result_truncated, \
+     is_error, created_at_ms, finished_at_ms FROM tool_calls WHERE message_id BETWEEN ?1 AND ?2 \
+     ORDER BY message_id, id";
+
+/// Keeps the first `n` rows; true when there were more.
+fn truncate(rows: &mut Vec<Message>, n: i64) -> bool {
+    let n = usize::try_from(n).unwrap_or(0);
+    let more = rows.len() > n;
+    rows.truncate(n);
+    more
 }
 
 /// Attach tool calls (ordered by message id, then id) to messages (ordered by id).
@@ -256,20 +301,108 @@ impl Reader<'_> {
             ))?
             .query_map(params![after, hi, limit], message_from_row)?
             .collect::<Result<Vec<_>, _>>()?;
-        if let (Some(first), Some(last)) = (messages.first(), messages.last()) {
-            let calls = self
-                .c
-                .prepare_cached(
-                    "SELECT id, message_id, call_id, name, arguments, result, result_truncated,
-                            is_error, created_at_ms, finished_at_ms
-                     FROM tool_calls WHERE message_id BETWEEN ?1 AND ?2
-                     ORDER BY message_id, id",
-                )?
-                .query_map(params![first.id, last.id], call_from_row)?
-                .collect::<Result<Vec<_>, _>>()?;
-            attach(&mut messages, calls);
-        }
+        self.attach_calls(&mut messages)?;
         Ok(messages)
+    }
+
+    /// One page of a session's messages (at most `limit`, clamped to 1..=[`MAX_MESSAGE_PAGE`]),
+    /// read by primary key over the session's id range: its cost does not grow with the
+    /// session. A `Before`/`After`/`Around` message must lie in the session's range.
+    pub fn message_page(
+        &self,
+        session: SessionId,
+        at: PageAt,
+        limit: u32,
+    ) -> Result<MessagePage, StoreError> {
+        let (lo, hi) = id_range(session);
+        let n = i64::from(limit.clamp(1, MAX_MESSAGE_PAGE));
+        let anchor = match at {
+            PageAt::Latest => None,
+            PageAt::Before(id) | PageAt::After(id) | PageAt::Around(id) => Some(id),
+        };
+        if let Some(id) = anchor
+            && !(id > lo && id <= hi)
+        {
+            return Err(StoreError::not_found(
+                "message",
+                format!("{id} of session {session}"),
+            ));
+        }
+        // Each arm reads one row more than it keeps: that row says whether more lie beyond.
+        let (mut messages, older, newer) = match at {
+            PageAt::Latest => {
+                let mut rows = self.message_rows(lo, hi, n + 1, true)?;
+                let older = truncate(&mut rows, n);
+                rows.reverse();
+                (rows, older, false)
+            }
+            PageAt::Before(id) => {
+                let mut rows = self.message_rows(lo, id - 1, n + 1, true)?;
+                let older = truncate(&mut rows, n);
+                rows.reverse();
+                (rows, older, self.any_message(id, hi)?)
+            }
+            PageAt::After(id) => {
+                let mut rows = self.message_rows(id + 1, hi, n + 1, false)?;
+                let newer = truncate(&mut rows, n);
+                (rows, self.any_message(lo, id)?, newer)
+            }
+            PageAt::Around(id) => {
+                let half = n / 2;
+                let mut rows = self.message_rows(lo, id - 1, half + 1, true)?;
+                let older = truncate(&mut rows, half);
+                rows.reverse();
+                let rest = n - rows.len() as i64;
+                let mut after = self.message_rows(id, hi, rest + 1, false)?;
+                let newer = truncate(&mut after, rest);
+                rows.append(&mut after);
+                (rows, older, newer)
+            }
+        };
+        self.attach_calls(&mut messages)?;
+        Ok(MessagePage {
+            messages,
+            older,
+            newer,
+        })
+    }
+
+    /// Messages with `from <= id <= to`, at most `limit`, newest first when `desc`.
+    fn message_rows(
+        &self,
+        from: MessageId,
+        to: MessageId,
+        limit: i64,
+        desc: bool,
+    ) -> Result<Vec<Message>, StoreError> {
+        let sql = if desc { PAGE_DESC_SQL } else { PAGE_ASC_SQL };
+        Ok(self
+            .c
+            .prepare_cached(sql)?
+            .query_map(params![from, to, limit], message_from_row)?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Whether a message with `from <= id <= to` exists.
+    fn any_message(&self, from: MessageId, to: MessageId) -> Result<bool, StoreError> {
+        Ok(self
+            .c
+            .prepare_cached(ANY_MESSAGE_SQL)?
+            .query_row(params![from, to], |r| r.get(0))?)
+    }
+
+    /// Reads the tool calls of `messages` (ordered by id) in one range query.
+    fn attach_calls(&self, messages: &mut [Message]) -> Result<(), StoreError> {
+        let (Some(first), Some(last)) = (messages.first(), messages.last()) else {
+            return Ok(());
+        };
+        let calls = self
+            .c
+            .prepare_cached(CALLS_IN_RANGE_SQL)?
+            .query_map(params![first.id, last.id], call_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        attach(messages, calls);
+        Ok(())
     }
 
     /// The operator's last message in a session (I12 resume notes).
@@ -589,6 +722,15 @@ impl Store {
         limit: u32,
     ) -> Result<Vec<Message>, StoreError> {
         self.read(|r| r.messages_page(session, after, limit))
+    }
+    /// See [`Reader::message_page`].
+    pub fn message_page(
+        &self,
+        session: SessionId,
+        at: PageAt,
+        limit: u32,
+    ) -> Result<MessagePage, StoreError> {
+        self.read(|r| r.message_page(session, at, limit))
     }
     /// See [`Reader::last_user_message`].
     pub fn last_user_message(&self, session: SessionId) -> Result<Option<Message>, StoreError> {

@@ -218,6 +218,9 @@ fn mentions_fact_write(s: &str) -> bool {
     s.contains("update_entity_attributes") || s.contains("create_relationship")
 }
 
+pub(crate) const GENERATION_AT_SQL: &str = "SELECT coalesce(max(generation), 0) FROM plan_generations \
+     WHERE session_id = ?1 AND proposed_at_ms <= ?2";
+
 impl Reader<'_> {
     /// The current generation: `(generation, replaced)`; `(0, false)` without a plan.
     pub fn current_generation(&self, session: SessionId) -> Result<(i64, bool), StoreError> {
@@ -256,6 +259,15 @@ impl Reader<'_> {
             ))?
             .query_map([session], step_from_row)?
             .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// The plan generation in force at `at_ms` (0 before any plan): the newest proposed by
+    /// then. A transcript page that starts mid-session names plans and steps from it.
+    pub fn generation_at(&self, session: SessionId, at_ms: i64) -> Result<i64, StoreError> {
+        Ok(self
+            .c
+            .prepare_cached(GENERATION_AT_SQL)?
+            .query_row(params![session, at_ms], |r| r.get(0))?)
     }
 
     /// The current plan.

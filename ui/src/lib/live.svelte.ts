@@ -1,4 +1,13 @@
-import { ipc, toNomosError, type AgentEvent, type ErrorCode, type Message, type NomosError, type SessionView } from './ipc';
+import {
+  ipc,
+  toNomosError,
+  type AgentEvent,
+  type ErrorCode,
+  type Execution,
+  type Message,
+  type NomosError,
+  type SessionView,
+} from './ipc';
 import { sessions } from './sessions.svelte';
 
 /** A failure shown in the chat with the real text and a way to try again. */
@@ -16,9 +25,16 @@ class LiveSession {
   id = $state<number | null>(null);
   /**
    * Raw (not deeply reactive) and replaced, never mutated: a 10,000-message session must not
-   * pay for a proxy per message; each event swaps the parts it changes.
+   * pay for a proxy per message; each event swaps the parts it changes. Its `messages` are
+   * one contiguous run of the session's (a page, grown as the operator scrolls past an end:
+   * `older`/`newer` say whether more lie there).
    */
   view = $state.raw<SessionView | null>(null);
+  /** A page past one end of the loaded messages is being read. */
+  loadingOlder = $state(false);
+  loadingNewer = $state(false);
+  /** Reading a page failed: the transcript says so and offers to try again. */
+  pageError = $state<NomosError | null>(null);
   /** Text streamed into messages not yet finished, by message id. */
   streaming = $state<Record<number, string>>({});
   busy = $state(false);
@@ -55,9 +71,13 @@ class LiveSession {
     }
   }
 
-  async open(id: number | null) {
+  /** Shows session `id`: its newest messages, or those around message `around` (a search hit). */
+  async open(id: number | null, around?: number) {
     this.id = id;
     this.view = null;
+    this.loadingOlder = false;
+    this.loadingNewer = false;
+    this.pageError = null;
     this.streaming = {};
     this.errors = [];
     this.notice = null;
@@ -67,7 +87,7 @@ class LiveSession {
     this.planCards = [];
     this.paused = false;
     this.#stopRequested = false;
-    const view = await this.reload();
+    const view = await this.reload(around);
     if (view && this.id === id) {
       // Busy when this window saw its turn start and not end; when it saw neither (the turn
       // began before a reload), when the store holds a reply still being written.
@@ -119,14 +139,14 @@ class LiveSession {
    * an execution, a message) may lack it while the event found no view to patch, or patched
    * the view the snapshot then replaces: such a snapshot is fetched again.
    */
-  async reload(): Promise<SessionView | null> {
+  async reload(around?: number): Promise<SessionView | null> {
     const id = this.id;
     if (id === null) return null;
     for (let attempt = 1; ; attempt++) {
       this.#loading = id;
       this.#changedWhileLoading = false;
       try {
-        const view = await ipc.sessionView(id);
+        const view = await ipc.sessionView(id, around);
         // A late answer for a session the operator has left must not replace the open one.
         if (this.id !== id) return view;
         if (this.#changedWhileLoading && attempt < 4) continue;
@@ -141,6 +161,81 @@ class LiveSession {
       } finally {
         if (this.#loading === id) this.#loading = null;
       }
+    }
+  }
+
+  /**
+   * Shows message `id` of the open session: at once when it is loaded, else the page around
+   * it replaces the loaded one (a second search hit in the same session). Resolves true when
+   * the message is in the view.
+   */
+  async showMessage(id: number): Promise<boolean> {
+    const view = this.view;
+    if (!view) return false;
+    if (view.messages.some((m) => m.id === id)) return true;
+    const next = await this.reload(id);
+    return next?.messages.some((m) => m.id === id) ?? false;
+  }
+
+  /** Back to the newest messages (Jump to latest, a message sent from an older page). */
+  async showLatest(): Promise<void> {
+    if (this.view?.newer) await this.reload();
+  }
+
+  /**
+   * Reads the page before the first loaded message (the operator scrolled near the top) and
+   * puts it in front. One read at a time; a view replaced meanwhile keeps its own messages.
+   * Resolves true when messages were added.
+   */
+  async loadOlder(): Promise<boolean> {
+    const id = this.id;
+    const first = this.view?.messages[0];
+    if (id === null || !first || !this.view?.older || this.loadingOlder) return false;
+    this.loadingOlder = true;
+    this.pageError = null;
+    try {
+      const page = await ipc.sessionMessages(id, { before: first.id });
+      const view = this.view;
+      if (this.id !== id || view?.messages[0]?.id !== first.id) return false;
+      this.view = {
+        ...view,
+        messages: [...page.messages, ...view.messages],
+        older: page.older,
+        generation_before: page.generation_before,
+        executions: mergeExecutions(view.executions, page.executions),
+      };
+      return page.messages.length > 0;
+    } catch (reason) {
+      if (this.id === id) this.pageError = toNomosError(reason);
+      return false;
+    } finally {
+      this.loadingOlder = false;
+    }
+  }
+
+  /** Reads the page after the last loaded message (a page opened at an older message). */
+  async loadNewer(): Promise<boolean> {
+    const id = this.id;
+    const last = this.view?.messages.at(-1);
+    if (id === null || !last || !this.view?.newer || this.loadingNewer) return false;
+    this.loadingNewer = true;
+    this.pageError = null;
+    try {
+      const page = await ipc.sessionMessages(id, { after: last.id });
+      const view = this.view;
+      if (this.id !== id || view?.messages.at(-1)?.id !== last.id) return false;
+      this.view = {
+        ...view,
+        messages: [...view.messages, ...page.messages],
+        newer: page.newer,
+        executions: mergeExecutions(view.executions, page.executions),
+      };
+      return page.messages.length > 0;
+    } catch (reason) {
+      if (this.id === id) this.pageError = toNomosError(reason);
+      return false;
+    } finally {
+      this.loadingNewer = false;
     }
   }
 
@@ -212,7 +307,8 @@ class LiveSession {
         const known = event.message_id in this.streaming;
         this.streaming[event.message_id] = (this.streaming[event.message_id] ?? '') + event.delta;
         // Only a message's first delta looks for its bubble; the rest append.
-        if (view && !known && !view.messages.some((m) => m.id === event.message_id)) {
+        // A view that ends before the newest messages gets them with its next page instead.
+        if (view && !view.newer && !known && !view.messages.some((m) => m.id === event.message_id)) {
           this.view = {
             ...view,
             messages: [
@@ -235,6 +331,7 @@ class LiveSession {
         if (!view) break;
         delete this.streaming[event.message.id];
         const i = view.messages.findIndex((m) => m.id === event.message.id);
+        if (i < 0 && view.newer) break;
         const messages = [...view.messages];
         if (i >= 0) messages[i] = event.message;
         else messages.push(event.message);
@@ -308,6 +405,13 @@ class LiveSession {
         break;
     }
   }
+}
+
+/** Executions of a page added to those of the view; the view's (patched by events) win. */
+function mergeExecutions(have: Execution[], page: Execution[]): Execution[] {
+  const known = new Set(have.map((e) => e.id));
+  const added = page.filter((e) => !known.has(e.id));
+  return added.length ? [...have, ...added].sort((a, b) => a.id - b.id) : have;
 }
 
 /** Events whose change is part of the stored view (not the live-only stream of a turn). */

@@ -1,4 +1,4 @@
-use nomos_store::{FinishedMessage, MAX_TOOL_RESULT_BYTES, NewMessage, Role};
+use nomos_store::{FinishedMessage, MAX_TOOL_RESULT_BYTES, NewMessage, PageAt, Role};
 
 use crate::common::*;
 
@@ -185,6 +185,151 @@ fn transcript_pages_and_last_user_message() {
     assert_eq!(next.len(), 15);
     assert_eq!(t.store.last_user_message(sid).unwrap().unwrap().text, "q9");
     assert_eq!(t.store.transcript(sid).unwrap().messages.len(), 20);
+}
+
+/// Ids of a page, as `q<n>` texts.
+fn texts(page: &nomos_store::MessagePage) -> Vec<String> {
+    page.messages.iter().map(|m| m.text.clone()).collect()
+}
+
+fn qs(range: std::ops::Range<usize>) -> Vec<String> {
+    range.map(|i| format!("q{i}")).collect()
+}
+
+#[test]
+fn a_session_opens_page_by_page_from_the_newest_or_around_a_message() {
+    let t = store();
+    let sid = new_session(&t, "long");
+    let other = new_session(&t, "other");
+    let mut ids = Vec::new();
+    for i in 0..25 {
+        ids.push(
+            t.store
+                .append_message(&NewMessage::user(sid, format!("q{i}")))
+                .unwrap()
+                .id,
+        );
+        t.store
+            .append_message(&NewMessage::user(other, format!("x{i}")))
+            .unwrap();
+    }
+    // The newest page, then older ones until the first message.
+    let last = t.store.message_page(sid, PageAt::Latest, 10).unwrap();
+    assert_eq!(texts(&last), qs(15..25));
+    assert!(last.older && !last.newer);
+    let mid = t
+        .store
+        .message_page(sid, PageAt::Before(last.messages[0].id), 10)
+        .unwrap();
+    assert_eq!(texts(&mid), qs(5..15));
+    assert!(mid.older && mid.newer);
+    let first = t
+        .store
+        .message_page(sid, PageAt::Before(mid.messages[0].id), 10)
+        .unwrap();
+    assert_eq!(texts(&first), qs(0..5));
+    assert!(!first.older && first.newer);
+    // Around a search hit: half before it, then on to newer pages.
+    let around = t
+        .store
+        .message_page(sid, PageAt::Around(ids[3]), 10)
+        .unwrap();
+    assert_eq!(
+        texts(&around),
+        qs(0..10),
+        "only 3 before it: the rest after"
+    );
+    assert!(!around.older && around.newer);
+    let around = t
+        .store
+        .message_page(sid, PageAt::Around(ids[12]), 10)
+        .unwrap();
+    assert_eq!(texts(&around), qs(7..17));
+    assert!(around.older && around.newer);
+    let next = t
+        .store
+        .message_page(sid, PageAt::After(around.messages[9].id), 10)
+        .unwrap();
+    assert_eq!(texts(&next), qs(17..25));
+    assert!(next.older && !next.newer);
+    let end = t
+        .store
+        .message_page(sid, PageAt::Around(ids[24]), 10)
+        .unwrap();
+    assert_eq!(texts(&end), qs(19..25));
+    assert!(end.older && !end.newer);
+    // A page never holds more than the cap, whatever is asked.
+    let all = t.store.message_page(sid, PageAt::Latest, u32::MAX).unwrap();
+    assert_eq!(all.messages.len(), 25);
+    assert!(!all.older && !all.newer);
+    // An empty session has an empty page.
+    let empty = new_session(&t, "empty");
+    let page = t.store.message_page(empty, PageAt::Latest, 10).unwrap();
+    assert!(page.messages.is_empty() && !page.older && !page.newer);
+    // A message of another session is refused, with a code.
+    let foreign = t
+        .store
+        .message_page(other, PageAt::Latest, 1)
+        .unwrap()
+        .messages[0]
+        .id;
+    for at in [
+        PageAt::Before(foreign),
+        PageAt::After(foreign),
+        PageAt::Around(foreign),
+    ] {
+        let e = t.store.message_page(sid, at, 10).unwrap_err();
+        assert_eq!(e.code(), "store.not_found", "{e}");
+    }
+}
+
+#[test]
+fn a_page_carries_the_executions_of_its_own_runs_and_every_live_one() {
+    let t = store();
+    let sid = new_session(&t, "runs");
+    propose(&t, sid, &["look"]);
+    let mut runs = Vec::new();
+    for i in 0..3 {
+        t.store
+            .append_message(&NewMessage::user(sid, format!("run {i}")))
+            .unwrap();
+        let m = t.store.begin_assistant_message(sid, false).unwrap();
+        t.store.append_text(m.id, "running").unwrap();
+        let call = format!("call_{i}");
+        t.store
+            .record_tool_call(m.id, &call, "run", r#"{"command":"uptime"}"#)
+            .unwrap();
+        t.store.finish_message(m.id, None).unwrap();
+        let mut new = read_only(sid, "host:web-01", &format!("uptime {i}"));
+        new.call_id = Some(call);
+        let e = t.store.create_execution(&new).unwrap();
+        if i < 2 {
+            t.store.start_execution(e.id).unwrap();
+            t.store.finish_execution(e.id, &finished("ok\n")).unwrap();
+        }
+        runs.push((m.id, e.id));
+    }
+    // The page of the first run only: its own execution, and the third (still queued).
+    let page = t
+        .store
+        .message_page(sid, PageAt::Around(runs[0].0), 2)
+        .unwrap();
+    let (first, last) = (page.messages[0].id, page.messages[1].id);
+    let ex = t
+        .store
+        .read(|r| r.executions_for_page(sid, first, last))
+        .unwrap();
+    assert_eq!(
+        ex.iter().map(|e| e.id).collect::<Vec<_>>(),
+        [runs[0].1, runs[2].1]
+    );
+    // The newest page: the third run once, though it is both on the page and live.
+    let page = t.store.message_page(sid, PageAt::Latest, 2).unwrap();
+    let ex = t
+        .store
+        .read(|r| r.executions_for_page(sid, page.messages[0].id, page.messages[1].id))
+        .unwrap();
+    assert_eq!(ex.iter().map(|e| e.id).collect::<Vec<_>>(), [runs[2].1]);
 }
 
 #[test]

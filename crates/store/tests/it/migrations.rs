@@ -323,6 +323,20 @@ fn check_fixture(version: i64, store: &Store) {
                 assert!(search(store, word).is_empty(), "{word}");
             }
         }
+        20261202013000 => {
+            // A page of one message shows the execution of its own run, not the other's.
+            use nomos_store::PageAt;
+            let page = store.message_page(1, PageAt::Around(cid(1, 2)), 1).unwrap();
+            assert_eq!(page.messages[0].id, cid(1, 2));
+            assert!(page.older && page.newer);
+            let ex = store
+                .read(|r| r.executions_for_page(1, cid(1, 2), cid(1, 2)))
+                .unwrap();
+            assert_eq!(
+                ex.iter().map(|e| e.call_id.as_deref()).collect::<Vec<_>>(),
+                [Some("call_web")]
+            );
+        }
         other => panic!("no checks for fixture {other}: add them to check_fixture"),
     }
 }

@@ -45,6 +45,9 @@ function viewWith(messages: Message[], extra: Partial<SessionView> = {}): Sessio
   return {
     session: { id: 5, title: 'Disks', goal: null, status: 'executing', outcome: null, summary: null, created_at_ms: 0, last_active_at_ms: 0 },
     messages,
+    older: false,
+    newer: false,
+    generation_before: 0,
     plan: [],
     executions: [],
     approval_open: false,

@@ -21,6 +21,9 @@ function setView(plan: PlanStep[], executions: Execution[] = []) {
   const view: SessionView = {
     session: { id: 1, title: 't', goal: null, status: 'executing', outcome: null, summary: null, created_at_ms: 0, last_active_at_ms: 0 },
     messages: [],
+    older: false,
+    newer: false,
+    generation_before: 0,
     plan,
     executions,
     approval_open: true,

@@ -9,6 +9,7 @@ import type {
   ConnectionCheck,
   ErrorCode,
   IpcError,
+  MessagePage,
   SessionListQuery,
   SessionSummary,
   SessionView,
@@ -43,6 +44,7 @@ export type {
   Execution,
   IpcError,
   Message,
+  MessagePage,
   PlanStep,
   SessionListQuery,
   SessionStatus,
@@ -167,7 +169,11 @@ export const ipc = {
   listSessions: (query: SessionListQuery = {}) => call<SessionSummary[]>('list_sessions', { query }),
   getSession: (id: number) => call<SessionSummary>('get_session', { id }),
   createSession: (title: string) => call<SessionSummary>('create_session', { title }),
-  sessionView: (id: number) => call<SessionView>('session_view', { id }),
+  /** The session with one page of messages: the newest, or around message `around`. */
+  sessionView: (id: number, around?: number) => call<SessionView>('session_view', { id, around: around ?? null }),
+  /** The page of messages just before or just after a loaded one (scrolling past an end). */
+  sessionMessages: (id: number, from: { before: number } | { after: number }) =>
+    call<MessagePage>('session_messages', { id, ...from }),
   /** Starts a turn; resolves with the session id at once, the turn streams as events. */
   sendMessage: (sessionId: number | null, text: string) => call<number>('send_message', { sessionId, text }),
   /** Runs a failed turn again on the same transcript; the message is not sent twice. */

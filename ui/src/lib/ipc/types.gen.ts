@@ -197,15 +197,59 @@ last_active_at_ms: number,
  */
 demo?: boolean, };
 
-export type SessionView = { session: SessionSummary, messages: Array<Message>, 
+export type SessionView = { session: SessionSummary, 
+/**
+ * A contiguous run of the session's messages, oldest first.
+ */
+messages: Array<Message>, 
+/**
+ * Messages older than the first of `messages` exist.
+ */
+older: boolean, 
+/**
+ * Messages newer than the last of `messages` exist.
+ */
+newer: boolean, 
+/**
+ * The plan generation in force at the first of `messages` (0 before any plan): a page
+ * that starts mid-session names plans and steps from it.
+ */
+generation_before: number, 
 /**
  * Every plan generation, oldest first (the panel collapses the replaced ones).
  */
-plan: Array<PlanStep>, executions: Array<Execution>, 
+plan: Array<PlanStep>, 
+/**
+ * The executions of the `run` calls among `messages`, and every one of the session
+ * still queued, awaiting approval or running, oldest first.
+ */
+executions: Array<Execution>, 
 /**
  * The operator's approval window is open for the current plan generation.
  */
 approval_open: boolean, };
+
+export type MessagePage = { 
+/**
+ * A contiguous run of messages, oldest first, next to the one asked from.
+ */
+messages: Array<Message>, 
+/**
+ * Messages older than the first of `messages` exist.
+ */
+older: boolean, 
+/**
+ * Messages newer than the last of `messages` exist.
+ */
+newer: boolean, 
+/**
+ * As in [`SessionView::generation_before`].
+ */
+generation_before: number, 
+/**
+ * As in [`SessionView::executions`], for these messages.
+ */
+executions: Array<Execution>, };
 
 export type Settings = { 
 /**

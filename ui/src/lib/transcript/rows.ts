@@ -14,16 +14,17 @@ export type Row =
 
 /**
  * The transcript as the operator reads it. Walks the messages in order, tracking the plan
- * generation in force (from what Nomos answered `propose_plan`), so "You approved plan v2"
- * and "Step 2 done: …" name the plan and step that were current at the time.
+ * generation in force (from what Nomos answered `propose_plan`, starting at `generation`: the
+ * one in force at the first message when a page starts mid-session), so "You approved plan
+ * v2" and "Step 2 done: …" name the plan and step that were current at the time.
  */
-export function buildRows(messages: Message[], executions: Execution[], plan: PlanStep[]): Row[] {
+export function buildRows(messages: Message[], executions: Execution[], plan: PlanStep[], generation = 0): Row[] {
   const byCall = new Map<string, Execution>();
   for (const e of executions) if (e.call_id) byCall.set(e.call_id, e);
   const titles = new Map<string, string>();
   for (const s of plan) titles.set(`${s.generation}:${s.seq}`, s.title);
   const ctx: HumanContext = {
-    generation: 0,
+    generation,
     stepTitle: (generation, seq) => titles.get(`${generation}:${seq}`),
   };
 
