@@ -4,8 +4,7 @@
 // draw calls, when the browser composites the canvases. WebKitGTK reports every GPU as "Apple
 // GPU", so a software renderer cannot be recognised by name: the view measures what its frames
 // cost (draw + composite, up to the next animation frame) and, when they are slow, draws at a
-// lower pixel ratio. Big graphs also draw their edges as plain lines and leave edges and labels
-// out while the camera moves.
+// lower pixel ratio. Big graphs also draw their edges as plain lines.
 
 /** The lowest pixel ratio the view goes down to. */
 export const MIN_PIXEL_RATIO = 0.5;
@@ -65,17 +64,17 @@ export class FrameMeter {
 }
 
 export interface RenderCost {
-  hideEdgesOnMove: boolean;
   hideLabelsOnMove: boolean;
   /** `line`: one-pixel GL lines; `arrow`: a quad per edge plus a head, twice the work. */
   edgeType: 'line' | 'arrow';
 }
 
 /** What frames draw for a graph of `nodes` and `edges`: small graphs keep everything; big ones
- * draw plain edges, and neither edges nor labels while the camera moves. */
+ * draw plain edges and no labels while the camera moves. Edges stay: camera moves are drawn by
+ * moving the last picture (pan.ts), and hiding them would make sigma re-index the whole graph
+ * at the end of every drag to show them again. */
 export function renderCost(nodes: number, edges: number): RenderCost {
   return {
-    hideEdgesOnMove: edges > 2000,
     hideLabelsOnMove: nodes > 500,
     edgeType: edges > 5000 ? 'line' : 'arrow',
   };
