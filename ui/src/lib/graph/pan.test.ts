@@ -152,6 +152,17 @@ describe('panByTransform', () => {
     for (const id of ['edges', 'nodes', 'labels'] as const) expect(f.canvases[id].style.visibility).toBe('');
   });
 
+  it('layers hidden as empty are left out of the copy', () => {
+    const { copied } = with2d();
+    const f = fakeRenderer();
+    panByTransform(f.r as unknown as TransformableRenderer, () => true);
+    f.r.render();
+    f.canvases.labels.style.visibility = 'hidden';
+    f.move(at(0.6, 0.5));
+    f.r.render();
+    expect(copied).toEqual([f.canvases.edges, f.canvases.nodes]);
+  });
+
   it('without a 2D canvas the layers themselves move', () => {
     without2d();
     const f = fakeRenderer();

@@ -159,7 +159,8 @@ export function panByTransform(renderer: TransformableRenderer, moving: () => bo
         if (shown === 'drawn') {
           // The move starts: draw this frame, keep a copy, move the copy from now on.
           realDraw(now);
-          if (copyLayers(picture, layers)) {
+          // Layers hidden as empty (render.ts, hideEmptyLayers) add nothing to the copy.
+          if (copyLayers(picture, layers.filter((el) => el.style.visibility !== 'hidden'))) {
             picture.style.width = `${size.w}px`;
             picture.style.height = `${size.h}px`;
             picture.style.visibility = 'visible';

@@ -95,3 +95,43 @@ export function skipHoverWhileDragging(renderer: object, dragging: () => boolean
   const find = r.getNodeAtPosition.bind(renderer);
   r.getNodeAtPosition = (position) => (dragging() ? null : find(position));
 }
+
+/** What `hideEmptyLayers` reads of a sigma renderer (sigma 3; the sets are private members). */
+export interface LayeredRenderer {
+  getCanvases(): Record<string, HTMLCanvasElement>;
+  getSetting(key: 'renderEdgeLabels' | 'enableEdgeEvents'): unknown;
+  on(event: 'afterRender', fn: () => void): unknown;
+  renderHighlightedNodes(): unknown;
+  highlightedNodes: Set<string>;
+  hoveredNode: string | null;
+  displayedNodeLabels: Set<string>;
+}
+
+/** sigma keeps seven full-window canvases and the compositor pays for each one every frame,
+ * drawn into or not (under Xvfb with a software GL, hiding four empty ones of seven took a
+ * redraw from 6 to 10 fps). The layers with nothing on them are hidden: edge labels (never
+ * drawn here), labels (none at a distant zoom) and the hover layers (no hovered or
+ * highlighted node). Checked after each render and each hover drawing. */
+export function hideEmptyLayers(renderer: object): void {
+  const r = renderer as LayeredRenderer;
+  const c = r.getCanvases();
+  const show = (el: HTMLCanvasElement | undefined, on: boolean) => {
+    if (el) el.style.visibility = on ? '' : 'hidden';
+  };
+  const hovers = () => {
+    const on = r.highlightedNodes.size > 0 || r.hoveredNode !== null;
+    show(c.hovers, on);
+    show(c.hoverNodes, on);
+  };
+  const drawHovers = r.renderHighlightedNodes.bind(renderer);
+  r.renderHighlightedNodes = () => {
+    const out = drawHovers();
+    hovers();
+    return out;
+  };
+  r.on('afterRender', () => {
+    show(c.edgeLabels, Boolean(r.getSetting('renderEdgeLabels') || r.getSetting('enableEdgeEvents')));
+    show(c.labels, r.displayedNodeLabels.size > 0);
+    hovers();
+  });
+}
