@@ -5,9 +5,34 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { artifacts, drawnPixels, launchApp } from './harness.mjs';
+import { artifacts, decodePng, drawnPixels, launchApp } from './harness.mjs';
 
 const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
+
+/** How many pixels of `rect` differ from its most common colour, and their centre. */
+function drawing(png, rect) {
+  const { width, pixels } = decodePng(png);
+  const at = (x, y) => {
+    const i = (y * width + x) * 4;
+    return (pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2];
+  };
+  const counts = new Map();
+  for (let y = rect.y; y < rect.y + rect.h; y++) for (let x = rect.x; x < rect.x + rect.w; x++) counts.set(at(x, y), (counts.get(at(x, y)) ?? 0) + 1);
+  const background = [...counts].sort((a, b) => b[1] - a[1])[0][0];
+  let n = 0;
+  let sx = 0;
+  let sy = 0;
+  for (let y = rect.y; y < rect.y + rect.h; y++) {
+    for (let x = rect.x; x < rect.x + rect.w; x++) {
+      if (at(x, y) === background) continue;
+      n++;
+      sx += x;
+      sy += y;
+    }
+  }
+  return { n, x: n ? sx / n : NaN, y: n ? sy / n : NaN };
+}
 
 describe('knowledge graph and ledger in the real webview', () => {
   let session;
@@ -45,6 +70,49 @@ describe('knowledge graph and ledger in the real webview', () => {
     writeFileSync(join(artifacts, 'graph.png'), png);
     const drawn = drawnPixels(png, rect);
     assert.ok(drawn > 50, `the canvas shows nodes (${drawn} drawn pixels)`);
+  });
+
+  it('panning moves the drawing, during the drag (a moved copy) and after it (drawn again)', async () => {
+    await session.waitFor('[data-testid="graph-count"][data-laid-out="true"]', { timeoutMs: 30_000 });
+    const rect = await session.execute(
+      `const r = document.querySelector('[data-testid="graph-canvas"]').getBoundingClientRect();
+       const d = window.devicePixelRatio || 1;
+       return { x: Math.round(r.x * d), y: Math.round(r.y * d), w: Math.round(r.width * d), h: Math.round(r.height * d), d };`,
+    );
+    const before = drawing(await session.screenshotPng(), rect);
+    assert.ok(before.n > 50, `drawn before the drag: ${JSON.stringify(before)}`);
+    const origin = { [ELEMENT]: await session.find('[data-testid="graph-canvas"]') };
+    // Pressed, moved by (120, 60) in steps, then held still (past sigma's drag timeout, so the
+    // release starts no inertia): the screenshot is taken with the button still down.
+    const steps = Array.from({ length: 6 }, (_, i) => ({ type: 'pointerMove', duration: 50, origin, x: -40 + (i + 1) * 20, y: -20 + (i + 1) * 10 }));
+    await session.cmd('POST', '/actions', {
+      actions: [
+        {
+          type: 'pointer',
+          id: 'mouse',
+          parameters: { pointerType: 'mouse' },
+          actions: [{ type: 'pointerMove', duration: 0, origin, x: -40, y: -20 }, { type: 'pointerDown', button: 0 }, ...steps, { type: 'pause', duration: 300 }],
+        },
+      ],
+    });
+    const moved = await session.execute('return document.querySelector(".sigma-moved")?.style.visibility ?? null');
+    const during = drawing(await session.screenshotPng(), rect);
+    await session.cmd('POST', '/actions', {
+      actions: [{ type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions: [{ type: 'pointerUp', button: 0 }] }],
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const png = await session.screenshotPng();
+    writeFileSync(join(artifacts, 'graph-panned.png'), png);
+    const after = drawing(png, rect);
+    assert.equal(moved, 'visible', 'the drag shows the moved copy');
+    assert.equal(await session.execute('return document.querySelector(".sigma-moved").style.visibility'), 'hidden', 'drawn again after it');
+    for (const [when, d] of [
+      ['during', during],
+      ['after', after],
+    ]) {
+      assert.ok(d.n > 50, `not blank ${when} the drag: ${JSON.stringify(d)}`);
+      assert.ok(Math.abs(d.x - before.x - 120 * rect.d) < 20 && Math.abs(d.y - before.y - 60 * rect.d) < 20, `moved by (120, 60) ${when} the drag: ${JSON.stringify({ before, d })}`);
+    }
   });
 
   it('search focuses a node and its panel links an attribute to the session that set it', async () => {
