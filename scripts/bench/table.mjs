@@ -42,12 +42,15 @@ export function parseGraphLog(text) {
     put('ui.graph.edges', Number(m[2]), 'count');
   }
   m = /first render \(slice asked → first frame\): (\d+(?:\.\d+)?) ms/.exec(text);
-  if (m) put('ui.graph.first_render', Number(m[1]), 'ms');
+  const phases = /first render phases \(ms since the slice was asked\): (.*)/.exec(text);
+  if (m) put('ui.graph.first_render', Number(m[1]), 'ms', phases ? `phases (ms since asked): ${phases[1].trim()}` : '');
   m = /panning for \d+ ms: (\d+(?:\.\d+)?) fps/.exec(text);
   if (m) {
     const during = /still running after/.test(text) ? 'while the layout worker was still running' : '';
     put('ui.graph.fps', Number(m[1]), 'fps', during);
   }
+  m = /reference: bare full-window WebGL page[^:]*: (\d+(?:\.\d+)?) fps/.exec(text);
+  if (m) put('ui.graph.reference_fps', Number(m[1]), 'fps');
   m = /layout \(worker\) settled (\d+) ms/.exec(text);
   if (m) put('ui.graph.layout_settled', Number(m[1]), 'ms');
   m = /graph IPC \(graph_slice, [^)]*\): (\d+) ms/.exec(text);
@@ -257,15 +260,27 @@ export function buildRows(m) {
     const ids = ['ui.graph.first_render'];
     if (have(...ids)) {
       const layout = m['ui.graph.layout_settled'] ? `layout worker settled after ${fmt(v('ui.graph.layout_settled'), 'ms')}` : 'layout worker still running when panned';
-      row({ figure, budget, measured: [v(ids[0]), 'ms'], ok: v(ids[0]) <= 1000, note: `${layout}; graph IPC ${fmt(v('ui.graph.ipc'), 'ms')}` });
+      const phases = m[ids[0]].note ? `; ${m[ids[0]].note}` : '';
+      row({ figure, budget, measured: [v(ids[0]), 'ms'], ok: v(ids[0]) <= 1000, note: `${layout}; graph IPC ${fmt(v('ui.graph.ipc'), 'ms')}${phases}` });
     } else missing(figure, budget, ids);
   }
   {
     const figure = 'knowledge graph: pan (mouse drag) frame rate';
     const budget = '≥ 30 fps';
     const ids = ['ui.graph.fps'];
-    if (have(...ids)) row({ figure, budget, measured: [v(ids[0]), 'fps'], ok: v(ids[0]) >= 30, note: `software GL under Xvfb (a floor)${m[ids[0]].note ? '; ' + m[ids[0]].note : ''}` });
-    else missing(figure, budget, ids);
+    if (have(...ids)) {
+      // The reference (a bare full-window WebGL page, same webview and window, same run) says
+      // what this GL gives at all; the budget stays the absolute frame rate.
+      const ref = m['ui.graph.reference_fps'] ? v('ui.graph.reference_fps') : null;
+      row({
+        figure,
+        budget,
+        measured: [v(ids[0]), 'fps'],
+        ...(ref ? { reference: [ref, 'fps', 'bare full-window WebGL page'], ratio: v(ids[0]) / ref } : {}),
+        ok: v(ids[0]) >= 30,
+        note: `software GL under Xvfb (a floor)${m[ids[0]].note ? '; ' + m[ids[0]].note : ''}`,
+      });
+    } else missing(figure, budget, ids);
   }
   // ssh
   {

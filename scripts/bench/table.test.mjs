@@ -66,7 +66,9 @@ function withGraph(metrics, firstRender = 1000, fps = 30) {
       `graph: 5000 15000 (nodes edges)\ngraph IPC (graph_slice, 5000 15000): 80 ms\n` +
         `layout (worker) settled 900 ms after the first render was seen\n` +
         `first render (slice asked → first frame): ${firstRender} ms (budget 1000 ms)\n` +
-        `panning for 2100 ms: ${fps} fps over 70 frames, p95 frame gap 20.0 ms (budget ≥ 30 fps)\n`,
+        `first render phases (ms since the slice was asked): sigma 60, ipc 150, decode 160, build 230, render 520, frame 540\n` +
+        `reference: bare full-window WebGL page (clear + one triangle, 1280x800 px): 12.5 fps over 26 frames\n` +
+        `panning for 2100 ms: ${fps} fps over 70 frames, p95 frame gap 20.0 ms (2.40× the bare WebGL page) (budget ≥ 30 fps)\n`,
     ),
   };
 }
@@ -142,6 +144,11 @@ test('ratios and references come from the same run', () => {
   assert.match(start.note, /difference 500 ms/);
   const ssh = rows.find((r) => r.figure.includes('SSH'));
   assert.equal(ssh.ratio, 0.15);
+  const first = rows.find((r) => r.figure.includes('first render'));
+  assert.match(first.note, /phases \(ms since asked\): sigma 60, ipc 150, decode 160, build 230, render 520, frame 540$/);
+  const pan = rows.find((r) => r.figure.includes('pan (mouse drag)'));
+  assert.deepEqual(pan.reference, [12.5, 'fps', 'bare full-window WebGL page']);
+  assert.equal(pan.ratio, 30 / 12.5);
   const deadline = rows.find((r) => r.figure.includes('keep-alives'));
   assert.match(deadline.note, /configured default deadline 300 s/);
   assert.match(deadline.note, /≈ 301 s with defaults/);
@@ -173,6 +180,12 @@ test('the graph log: a layout still running is kept as a note, a missing line is
   assert.match(m['ui.graph.fps'].note, /still running/);
   assert.equal(m['ui.graph.first_render'], undefined);
   assert.equal(m['ui.graph.layout_settled'], undefined);
+  // No reference line (WebGL unavailable, or an older log): the row has no ratio, still a figure.
+  assert.equal(m['ui.graph.reference_fps'], undefined);
+  const pan = buildRows(m).find((r) => r.figure.includes('pan (mouse drag)'));
+  assert.equal(pan.reference, null);
+  assert.equal(pan.ratio, null);
+  assert.equal(pan.ok, true);
 });
 
 test('criterion estimates are read from criterion\'s own files', () => {

@@ -5,9 +5,35 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { artifacts, drawnPixels, launchApp } from './harness.mjs';
+import { artifacts, decodePng, drawnPixels, launchApp } from './harness.mjs';
 
 const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
+
+/** How much of what `a` shows inside `rect` is in `b` moved by (dx, dy): of the pixels of `a`
+ * that differ from its most common colour and stay inside `rect` once moved, how many have
+ * (nearly) the same colour in `b` there. */
+function shifted(a, b, rect, dx, dy) {
+  const A = decodePng(a);
+  const B = decodePng(b);
+  const px = (img, x, y) => img.pixels.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 3);
+  const key = (p) => (p[0] << 16) | (p[1] << 8) | p[2];
+  const counts = new Map();
+  for (let y = rect.y; y < rect.y + rect.h; y++) for (let x = rect.x; x < rect.x + rect.w; x++) counts.set(key(px(A, x, y)), (counts.get(key(px(A, x, y))) ?? 0) + 1);
+  const background = [...counts].sort((p, q) => q[1] - p[1])[0][0];
+  let drawn = 0;
+  let same = 0;
+  for (let y = Math.max(rect.y, rect.y - dy); y < Math.min(rect.y + rect.h, rect.y + rect.h - dy); y++) {
+    for (let x = Math.max(rect.x, rect.x - dx); x < Math.min(rect.x + rect.w, rect.x + rect.w - dx); x++) {
+      const p = px(A, x, y);
+      if (key(p) === background) continue;
+      drawn++;
+      const q = px(B, x + dx, y + dy);
+      if (Math.abs(p[0] - q[0]) + Math.abs(p[1] - q[1]) + Math.abs(p[2] - q[2]) <= 24) same++;
+    }
+  }
+  return { drawn, same };
+}
 
 describe('knowledge graph and ledger in the real webview', () => {
   let session;
@@ -45,6 +71,51 @@ describe('knowledge graph and ledger in the real webview', () => {
     writeFileSync(join(artifacts, 'graph.png'), png);
     const drawn = drawnPixels(png, rect);
     assert.ok(drawn > 50, `the canvas shows nodes (${drawn} drawn pixels)`);
+  });
+
+  it('panning moves the drawing, during the drag (a moved copy) and after it (drawn again)', async () => {
+    await session.waitFor('[data-testid="graph-count"][data-laid-out="true"]', { timeoutMs: 30_000 });
+    const rect = await session.execute(
+      `const r = document.querySelector('[data-testid="graph-canvas"]').getBoundingClientRect();
+       const d = window.devicePixelRatio || 1;
+       return { x: Math.round(r.x * d), y: Math.round(r.y * d), w: Math.round(r.width * d), h: Math.round(r.height * d), d };`,
+    );
+    const beforePng = await session.screenshotPng();
+    writeFileSync(join(artifacts, 'graph-pan-before.png'), beforePng);
+    const origin = { [ELEMENT]: await session.find('[data-testid="graph-canvas"]') };
+    // Pressed, moved by (120, 60) in steps, then held still (past sigma's drag timeout, so the
+    // release starts no inertia): the screenshot is taken with the button still down.
+    const steps = Array.from({ length: 6 }, (_, i) => ({ type: 'pointerMove', duration: 50, origin, x: -40 + (i + 1) * 20, y: -20 + (i + 1) * 10 }));
+    await session.cmd('POST', '/actions', {
+      actions: [
+        {
+          type: 'pointer',
+          id: 'mouse',
+          parameters: { pointerType: 'mouse' },
+          actions: [{ type: 'pointerMove', duration: 0, origin, x: -40, y: -20 }, { type: 'pointerDown', button: 0 }, ...steps, { type: 'pause', duration: 300 }],
+        },
+      ],
+    });
+    const moved = await session.execute('return document.querySelector(".sigma-moved")?.style.visibility ?? null');
+    const duringPng = await session.screenshotPng();
+    writeFileSync(join(artifacts, 'graph-pan-during.png'), duringPng);
+    await session.cmd('POST', '/actions', {
+      actions: [{ type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions: [{ type: 'pointerUp', button: 0 }] }],
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const afterPng = await session.screenshotPng();
+    writeFileSync(join(artifacts, 'graph-panned.png'), afterPng);
+    assert.equal(moved, 'visible', 'the drag shows the moved copy');
+    assert.equal(await session.execute('return document.querySelector(".sigma-moved").style.visibility'), 'hidden', 'drawn again after it');
+    const [dx, dy] = [120 * rect.d, 60 * rect.d];
+    for (const [when, png] of [
+      ['during', duringPng],
+      ['after', afterPng],
+    ]) {
+      const m = shifted(beforePng, png, rect, dx, dy);
+      assert.ok(m.drawn > 50, `something drawn that stays in view (${when}): ${JSON.stringify(m)}`);
+      assert.ok(m.same >= 0.9 * m.drawn, `the drawing is where the drag put it ${when} the drag: ${JSON.stringify(m)}`);
+    }
   });
 
   it('search focuses a node and its panel links an attribute to the session that set it', async () => {

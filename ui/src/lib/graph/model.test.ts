@@ -310,6 +310,24 @@ describe('applyFilter in bulk', () => {
     expect(g.getEdgeAttribute('r1', 'hidden')).toBe(true);
     expect(applyFilter(g, { kinds: [], only: null })).toBe(5);
     expect(g.someEdge((_e, a) => a.hidden)).toBe(false);
+    expect(bulk).toBe(4);
+  });
+
+  it('emits nothing when the filter changes nothing (a fresh slice, no filter)', () => {
+    const g = buildGraph(estate, NOW);
+    let events = 0;
+    for (const name of ['eachNodeAttributesUpdated', 'eachEdgeAttributesUpdated', 'nodeAttributesUpdated', 'edgeAttributesUpdated'] as const) {
+      g.on(name, () => events++);
+    }
+    expect(applyFilter(g, { kinds: [], only: null })).toBe(5);
+    expect(applyFilter(g, { kinds: ['host', 'service', 'lxc', 'vm', 'disk'], only: null })).toBe(5);
+    expect(events).toBe(0);
+    // An edge left hidden while both its ends are shown is still fixed.
+    g.setEdgeAttribute('r1', 'hidden', true);
+    events = 0;
+    expect(applyFilter(g, { kinds: [], only: null })).toBe(5);
+    expect(g.getEdgeAttribute('r1', 'hidden')).toBe(false);
+    expect(events).toBe(2);
   });
 });
 

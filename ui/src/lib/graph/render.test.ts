@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FRAME_SAMPLES, FrameMeter, MIN_PIXEL_RATIO, SLOW_FRAME_MS, nextPixelRatio, overridePixelRatio, renderCost, skipHoverWhileDragging } from './render';
+import { FRAME_SAMPLES, FrameMeter, MIN_PIXEL_RATIO, SLOW_FRAME_MS, hideEmptyLayers, nextPixelRatio, overridePixelRatio, renderCost, skipHoverWhileDragging } from './render';
 
 describe('adaptive pixel ratio', () => {
   it('halves the ratio when the median frame is slow, down to the floor', () => {
@@ -51,9 +51,9 @@ describe('adaptive pixel ratio', () => {
 
 describe('renderCost', () => {
   it('keeps everything on small graphs, lightens frames of big ones', () => {
-    expect(renderCost(50, 120)).toEqual({ hideEdgesOnMove: false, hideLabelsOnMove: false, edgeType: 'arrow' });
-    expect(renderCost(5000, 15000)).toEqual({ hideEdgesOnMove: true, hideLabelsOnMove: true, edgeType: 'line' });
-    expect(renderCost(1000, 3000).hideEdgesOnMove).toBe(true);
+    expect(renderCost(50, 120)).toEqual({ hideLabelsOnMove: false, edgeType: 'arrow' });
+    expect(renderCost(5000, 15000)).toEqual({ hideLabelsOnMove: true, edgeType: 'line' });
+    expect(renderCost(1000, 3000).hideLabelsOnMove).toBe(true);
     expect(renderCost(1000, 3000).edgeType).toBe('arrow');
   });
 });
@@ -77,5 +77,62 @@ describe('hover while dragging', () => {
     down = false;
     expect(renderer.getNodeAtPosition({ x: 2, y: 2 })).toBe('host:web');
     expect(reads).toBe(2);
+  });
+});
+
+describe('hideEmptyLayers', () => {
+  function fake() {
+    const canvases = Object.fromEntries(
+      ['edges', 'edgeLabels', 'nodes', 'labels', 'hovers', 'hoverNodes', 'mouse'].map((id) => [id, document.createElement('canvas')]),
+    ) as Record<string, HTMLCanvasElement>;
+    const after: (() => void)[] = [];
+    const r = {
+      settings: { renderEdgeLabels: false, enableEdgeEvents: false } as Record<string, boolean>,
+      highlightedNodes: new Set<string>(),
+      hoveredNode: null as string | null,
+      displayedNodeLabels: new Set<string>(),
+      hoverDraws: 0,
+      getCanvases: () => canvases,
+      getSetting(k: string) {
+        return this.settings[k];
+      },
+      on: (_e: 'afterRender', fn: () => void) => after.push(fn),
+      renderHighlightedNodes() {
+        this.hoverDraws++;
+      },
+      render() {
+        this.renderHighlightedNodes();
+        after.forEach((fn) => fn());
+      },
+    };
+    return { r, canvases };
+  }
+  const shown = (c: Record<string, HTMLCanvasElement>) => Object.keys(c).filter((id) => c[id]!.style.visibility !== 'hidden');
+
+  it('shows only the layers with something on them after a render', () => {
+    const { r, canvases } = fake();
+    hideEmptyLayers(r);
+    r.render();
+    expect(shown(canvases)).toEqual(['edges', 'nodes', 'mouse']);
+    r.displayedNodeLabels.add('host:a');
+    r.highlightedNodes.add('host:a');
+    r.render();
+    expect(shown(canvases)).toEqual(['edges', 'nodes', 'labels', 'hovers', 'hoverNodes', 'mouse']);
+    r.settings.renderEdgeLabels = true;
+    r.render();
+    expect(shown(canvases)).toContain('edgeLabels');
+  });
+
+  it('a hover drawn between renders shows the hover layers, and its end hides them', () => {
+    const { r, canvases } = fake();
+    hideEmptyLayers(r);
+    r.render();
+    r.hoveredNode = 'service:nginx';
+    r.renderHighlightedNodes();
+    expect(r.hoverDraws).toBe(2);
+    expect(shown(canvases)).toEqual(['edges', 'nodes', 'hovers', 'hoverNodes', 'mouse']);
+    r.hoveredNode = null;
+    r.renderHighlightedNodes();
+    expect(shown(canvases)).toEqual(['edges', 'nodes', 'mouse']);
   });
 });

@@ -4,8 +4,7 @@
 // draw calls, when the browser composites the canvases. WebKitGTK reports every GPU as "Apple
 // GPU", so a software renderer cannot be recognised by name: the view measures what its frames
 // cost (draw + composite, up to the next animation frame) and, when they are slow, draws at a
-// lower pixel ratio. Big graphs also draw their edges as plain lines and leave edges and labels
-// out while the camera moves.
+// lower pixel ratio. Big graphs also draw their edges as plain lines.
 
 /** The lowest pixel ratio the view goes down to. */
 export const MIN_PIXEL_RATIO = 0.5;
@@ -65,17 +64,17 @@ export class FrameMeter {
 }
 
 export interface RenderCost {
-  hideEdgesOnMove: boolean;
   hideLabelsOnMove: boolean;
   /** `line`: one-pixel GL lines; `arrow`: a quad per edge plus a head, twice the work. */
   edgeType: 'line' | 'arrow';
 }
 
 /** What frames draw for a graph of `nodes` and `edges`: small graphs keep everything; big ones
- * draw plain edges, and neither edges nor labels while the camera moves. */
+ * draw plain edges and no labels while the camera moves. Edges stay: camera moves are drawn by
+ * moving the last picture (pan.ts), and hiding them would make sigma re-index the whole graph
+ * at the end of every drag to show them again. */
 export function renderCost(nodes: number, edges: number): RenderCost {
   return {
-    hideEdgesOnMove: edges > 2000,
     hideLabelsOnMove: nodes > 500,
     edgeType: edges > 5000 ? 'line' : 'arrow',
   };
@@ -95,4 +94,44 @@ export function skipHoverWhileDragging(renderer: object, dragging: () => boolean
   const r = renderer as HoverPicking;
   const find = r.getNodeAtPosition.bind(renderer);
   r.getNodeAtPosition = (position) => (dragging() ? null : find(position));
+}
+
+/** What `hideEmptyLayers` reads of a sigma renderer (sigma 3; the sets are private members). */
+export interface LayeredRenderer {
+  getCanvases(): Record<string, HTMLCanvasElement>;
+  getSetting(key: 'renderEdgeLabels' | 'enableEdgeEvents'): unknown;
+  on(event: 'afterRender', fn: () => void): unknown;
+  renderHighlightedNodes(): unknown;
+  highlightedNodes: Set<string>;
+  hoveredNode: string | null;
+  displayedNodeLabels: Set<string>;
+}
+
+/** sigma keeps seven full-window canvases and the compositor pays for each one every frame,
+ * drawn into or not (under Xvfb with a software GL, hiding four empty ones of seven took a
+ * redraw from 6 to 10 fps). The layers with nothing on them are hidden: edge labels (never
+ * drawn here), labels (none at a distant zoom) and the hover layers (no hovered or
+ * highlighted node). Checked after each render and each hover drawing. */
+export function hideEmptyLayers(renderer: object): void {
+  const r = renderer as LayeredRenderer;
+  const c = r.getCanvases();
+  const show = (el: HTMLCanvasElement | undefined, on: boolean) => {
+    if (el) el.style.visibility = on ? '' : 'hidden';
+  };
+  const hovers = () => {
+    const on = r.highlightedNodes.size > 0 || r.hoveredNode !== null;
+    show(c.hovers, on);
+    show(c.hoverNodes, on);
+  };
+  const drawHovers = r.renderHighlightedNodes.bind(renderer);
+  r.renderHighlightedNodes = () => {
+    const out = drawHovers();
+    hovers();
+    return out;
+  };
+  r.on('afterRender', () => {
+    show(c.edgeLabels, Boolean(r.getSetting('renderEdgeLabels') || r.getSetting('enableEdgeEvents')));
+    show(c.labels, r.displayedNodeLabels.size > 0);
+    hovers();
+  });
 }
