@@ -238,7 +238,16 @@ describe('model faults in the real app', () => {
       await until(`${what}: the session done after the next message`, async () => (await howMany('[data-testid="chat-status"].status-done')) > 0);
       assert.equal(await s.execute('return location.hash'), hash, `${what}: the same session`);
       assert.equal((await howMany('[data-testid="msg-progress"]')), 0, `${what}: a pending bubble left after the next message`);
-      assert.deepEqual(await texts('[data-testid="msg-user"]'), [task(i), NEXT].slice(c.outcome === 'answers' ? 1 : 0), `${what}: both messages kept`);
+      // Both shown; after a 1 MB reply the first may lie outside the virtual transcript's
+      // rendered rows (whether it does depends on row height estimates), so there the rows
+      // shown must be the end of the two. The store check below holds both in every case.
+      const users = await texts('[data-testid="msg-user"]');
+      if (c.outcome === 'answers') {
+        assert.ok(users.length >= 1 && users.length <= 2, `${what}: ${JSON.stringify(users)}`);
+        assert.deepEqual(users, [task(i), NEXT].slice(2 - users.length), `${what}: both messages kept`);
+      } else {
+        assert.deepEqual(users, [task(i), NEXT], `${what}: both messages kept`);
+      }
       assert.deepEqual(
         dbRows(app.dataDir, `select text from messages where role = 'user' and auto = 0 and session_id = ${hash.split('/').pop()} order by id`),
         [[task(i)], [NEXT]],
