@@ -279,28 +279,15 @@ impl Reader<'_> {
     /// The whole transcript of a session (rows → [`Transcript`]).
     pub fn transcript(&self, session: SessionId) -> Result<Transcript, StoreError> {
         let session = self.session(session)?;
-        let messages = self.messages_page(session.id, None, 0)?;
+        let messages = self.all_messages(session.id)?;
         Ok(Transcript { session, messages })
     }
 
-    /// Messages of a session in order: those with `id > after` (all when `None`), at most
-    /// `limit` (0: no limit). For a virtualized transcript.
-    pub fn messages_page(
-        &self,
-        session: SessionId,
-        after: Option<MessageId>,
-        limit: u32,
-    ) -> Result<Vec<Message>, StoreError> {
+    /// Every message of a session in order (the whole transcript, an export). A window
+    /// reads pages instead ([`Reader::message_page`]).
+    pub(crate) fn all_messages(&self, session: SessionId) -> Result<Vec<Message>, StoreError> {
         let (lo, hi) = id_range(session);
-        let after = after.unwrap_or(lo).max(lo);
-        let limit = crate::types::sql_limit(limit);
-        let mut messages = self
-            .c
-            .prepare_cached(&format!(
-                "SELECT {MSG_COLS} FROM messages WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3"
-            ))?
-            .query_map(params![after, hi, limit], message_from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut messages = self.message_rows(lo + 1, hi, -1, false)?;
         self.attach_calls(&mut messages)?;
         Ok(messages)
     }
@@ -713,15 +700,6 @@ impl Store {
     /// See [`Reader::transcript`].
     pub fn transcript(&self, session: SessionId) -> Result<Transcript, StoreError> {
         self.read(|r| r.transcript(session))
-    }
-    /// See [`Reader::messages_page`].
-    pub fn messages_page(
-        &self,
-        session: SessionId,
-        after: Option<MessageId>,
-        limit: u32,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.read(|r| r.messages_page(session, after, limit))
     }
     /// See [`Reader::message_page`].
     pub fn message_page(

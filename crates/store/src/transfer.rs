@@ -365,7 +365,7 @@ impl Reader<'_> {
             demo: s.demo,
         };
         let messages = self
-            .messages_page(id, None, 0)?
+            .all_messages(id)?
             .into_iter()
             .map(|msg| ExportMessage {
                 id: msg.id,

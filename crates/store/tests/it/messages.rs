@@ -179,10 +179,19 @@ fn transcript_pages_and_last_user_message() {
             .append_message(&NewMessage::system(sid, format!("note {i}")))
             .unwrap();
     }
-    let page = t.store.messages_page(sid, None, 5).unwrap();
-    assert_eq!(page.len(), 5);
-    let next = t.store.messages_page(sid, Some(page[4].id), 100).unwrap();
-    assert_eq!(next.len(), 15);
+    let all = t.store.transcript(sid).unwrap().messages;
+    let page = t
+        .store
+        .message_page(sid, PageAt::After(all[0].id), 5)
+        .unwrap();
+    assert_eq!(page.messages.len(), 5);
+    assert_eq!(page.messages[0].id, all[1].id);
+    let next = t
+        .store
+        .message_page(sid, PageAt::After(page.messages[4].id), 100)
+        .unwrap();
+    assert_eq!(next.messages.len(), 14);
+    assert!(next.older && !next.newer);
     assert_eq!(t.store.last_user_message(sid).unwrap().unwrap().text, "q9");
     assert_eq!(t.store.transcript(sid).unwrap().messages.len(), 20);
 }
