@@ -13,6 +13,7 @@ import {
   dbRows,
   freePort,
   launchApp,
+  sendMessage,
   mockRequests,
   requestMessages,
   screenshot,
@@ -20,8 +21,8 @@ import {
   waitForAppGone,
   waitForText,
 } from './harness.mjs';
+import { ELEMENT } from './webdriver.mjs';
 
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 const el = (ref) => ({ [ELEMENT]: ref });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const ESCAPE = '\uE00C';
@@ -36,18 +37,6 @@ function writeScript(name, script) {
 
 const call = (name, args) => ({ name, arguments: args });
 const step = (title) => ({ title, target: 'host:local' });
-
-async function startTask(session, text) {
-  const composer = await session.find('[data-testid="composer"]');
-  await session.type(composer, text);
-  await session.click(await session.find('[data-testid="send"]'));
-}
-
-async function sendMessage(session, text) {
-  const composer = await session.find('[data-testid="composer"]');
-  await session.type(composer, text);
-  await session.click(await session.find('[data-testid="send"]'));
-}
 
 /** The status of every step of the current plan, in order, as the panel shows it. */
 function panelStatuses(session) {
@@ -152,7 +141,7 @@ describe('a task whose steps advance live, then the same sessions reviewed with 
   it('approves the plan and shows each step advance in the panel until completion is recorded', async () => {
     const { session, dataDir } = first;
     await session.waitFor('[data-testid="app-frame"]');
-    await startTask(session, 'What kernel does this workstation run, and how long has it been up?');
+    await sendMessage(session, 'What kernel does this workstation run, and how long has it been up?');
     const [approve] = await session.waitFor('[data-testid="approve-plan"]', { timeoutMs: 15_000 });
     assert.equal(await panelStatuses(session), 'pending,pending,pending', 'two steps and the write-back, none started');
     assert.match(await session.text(await session.find('[data-testid="plan-approval"]')), /Read the kernel name/);
@@ -208,7 +197,7 @@ describe('a task whose steps advance live, then the same sessions reviewed with 
     await session.execute("location.hash = '#/'");
     await session.waitFor('[data-testid="chat-title"]');
     await until('the new-task screen', async () => (await session.text(await session.find('[data-testid="chat-title"]'))) === 'New task');
-    await startTask(session, 'Run a health check of this workstation.');
+    await sendMessage(session, 'Run a health check of this workstation.');
     await session.waitFor('[data-testid="approve-plan"]', { timeoutMs: 15_000 });
     await until('plan v1 in the panel', async () => (await panelStatuses(session)) === 'pending,pending,pending,pending,pending');
     await sendMessage(session, 'Skip the uptime and the swap; check the disks and the network instead.');
@@ -351,7 +340,7 @@ describe('a configuration change waits for its approval card', () => {
   /** Starts the task, approves the plan, and waits for the command's card: nothing ran. */
   async function untilCard({ session, dataDir, mock }) {
     await session.waitFor('[data-testid="app-frame"]');
-    await startTask(session, 'Move the service to port 8080.');
+    await sendMessage(session, 'Move the service to port 8080.');
     await session.click((await session.waitFor('[data-testid="approve-plan"]', { timeoutMs: 15_000 }))[0]);
     const [card] = await session.waitFor('[data-testid="approval-card"]', { timeoutMs: 15_000 });
     assert.match(await session.text(await session.find('[data-testid="approval-command"]')), /^sed -i s\/port=80\/port=8080\/ \//);
@@ -482,7 +471,7 @@ describe('Stop and Retry', () => {
   it('Esc ends a running turn and the session shows paused', async () => {
     const { session, dataDir, mock } = app;
     await session.waitFor('[data-testid="app-frame"]');
-    await startTask(session, 'Is anything wrong with this workstation?');
+    await sendMessage(session, 'Is anything wrong with this workstation?');
     await session.waitFor('[data-testid="stop"]', { timeoutMs: 15_000 });
     await until('the model request in flight', async () => (await mockRequests(mock)).count === 1);
     await screenshot(session, 'chat-running.png');
@@ -649,16 +638,18 @@ describe('a 10,000-message session', () => {
       pages += 1;
       const spread = Math.max(...moved.tops) - Math.min(...moved.tops);
       maxMove = Math.max(maxMove, spread);
-      // Rows put in front are placed by estimated heights and settle once measured: the
-      // message read stays on screen (without the restore it would be 200 rows away).
-      if (spread > moved.height / 2) jumps.push({ page: pages, anchor: moved.anchor, tops: moved.tops, height: moved.height });
+      // Rows put in front are placed by estimated heights; the list then keeps the message
+      // read where it was as they are measured. It may move a little while they settle (a few
+      // tens of px), never a quarter of the screen (284 px before the anchor; without any
+      // restore it would be 200 rows away).
+      if (spread > moved.height / 4) jumps.push({ page: pages, anchor: moved.anchor, tops: moved.tops, height: moved.height });
       assert.ok(pages <= Math.ceil(COUNT / 200) + 1, `at most one read per page (${pages})`);
     }
     console.log(
       `10,000-message session: scroll to the top ${Date.now() - toTop} ms, ${pages} pages read; ` +
         `the message on screen moved at most ${maxMove.toFixed(0)} px while a page loaded`,
     );
-    assert.equal(jumps.length, 0, `the message on screen left the screen while an older page loaded: ${JSON.stringify(jumps.slice(0, 3))}`);
+    assert.equal(jumps.length, 0, `the message on screen moved by a quarter of the screen or more while an older page loaded: ${JSON.stringify(jumps.slice(0, 3))}`);
     assert.ok((await inView()) < 500, 'still virtualized with every page loaded');
     await screenshot(session, 'chat-long-top.png');
     const [jump] = await session.waitFor('[data-testid="jump-latest"]');

@@ -10,46 +10,24 @@
 //   "Thinking…", and the session goes on.
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { artifacts, dbRows, launchApp, mockRequests, screenshot, startMockLlm, until, writeSettings } from './harness.mjs';
+import {
+  artifacts,
+  dbRows,
+  groupMembers,
+  launchApp,
+  mockRequests,
+  screenshot,
+  sendMessage,
+  startMockLlm,
+  transcriptState,
+  until,
+  writeSettings,
+} from './harness.mjs';
 
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Command lines of the live processes (not zombies) in a process group. */
-function groupMembers(pgid) {
-  const members = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') {
-        members.push(readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').join(' ').trim());
-      }
-    } catch {
-      // Gone.
-    }
-  }
-  return members;
-}
-
-/** What the transcript shows: bubbles by kind, their message ids, and leftovers of a turn. */
-async function transcriptState(session) {
-  return session.execute(`
-    const bubbles = [...document.querySelectorAll('[data-testid="msg-user"], [data-testid="msg-assistant"]')];
-    return {
-      users: [...document.querySelectorAll('[data-testid="msg-user"]')].map((b) => b.innerText),
-      assistants: [...document.querySelectorAll('[data-testid="msg-assistant"]')].map((b) => b.innerText),
-      ids: bubbles.map((b) => b.dataset.messageId),
-      progress: document.querySelectorAll('[data-testid="msg-progress"]').length,
-      errors: [...document.querySelectorAll('[data-testid="turn-error"]')].map((e) => e.dataset.code),
-      busy: document.querySelectorAll('[data-testid="stop"]').length > 0,
-    };
-  `);
-}
 
 function checkTranscript(what, state) {
   for (const text of state.assistants) assert.notEqual(text.trim(), '', `${what}: an empty bubble`);
@@ -67,14 +45,6 @@ function checkDatabase(what, dataDir) {
     [],
     `${what}: an empty assistant row`,
   );
-}
-
-async function send(session, text) {
-  const composer = await session.find('[data-testid="composer"]');
-  await session.type(composer, text);
-  const button = await session.find('[data-testid="send"]');
-  assert.equal(await session.execute('return arguments[0].disabled', [{ [ELEMENT]: button }]), false, 'the composer is usable');
-  await session.click(button);
 }
 
 /** Opens a session in the app's window, as the operator does from the sidebar. */
@@ -164,7 +134,7 @@ describe('crash recovery of the desktop app', () => {
     let app = await launch('crash-exec-1', home, model);
     let s = app.session;
     await s.waitFor('[data-testid="app-frame"]', { timeoutMs: 20_000 });
-    await send(s, 'Wait for the slow job please');
+    await sendMessage(s, 'Wait for the slow job please');
     const [approve] = await s.waitFor('[data-testid="approve-plan"]', { timeoutMs: 20_000 });
     const hash = await s.execute('return location.hash');
     const sessionId = Number(/^#\/sessions\/(\d+)$/.exec(hash)?.[1]);
@@ -223,7 +193,7 @@ describe('crash recovery of the desktop app', () => {
     await screenshot(s, 'crash-exec-after-restart.png');
 
     // The session goes on.
-    await send(s, 'is it fine now?');
+    await sendMessage(s, 'is it fine now?');
     await until('the next answer', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Still here after the restart')), 20_000);
     await until('the turn over', async () => !(await transcriptState(s)).busy, 10_000);
     assert.equal((await mockRequests(model)).count, 4, 'one request for the next message');
@@ -251,7 +221,7 @@ describe('crash recovery of the desktop app', () => {
     let app = await launch('crash-stream-1', home, model);
     let s = app.session;
     await s.waitFor('[data-testid="app-frame"]', { timeoutMs: 20_000 });
-    await send(s, 'summarise the logs');
+    await sendMessage(s, 'summarise the logs');
     await until('the reply streaming into its bubble', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Reading the logs')), 20_000);
     const sessionId = Number(/^#\/sessions\/(\d+)$/.exec(await s.execute('return location.hash'))?.[1]);
     assert.ok(sessionId > 0);
@@ -272,7 +242,7 @@ describe('crash recovery of the desktop app', () => {
     // A turn cut before any plan leaves the session idle: nothing starts by itself (no
     // request beyond the cut one); the operator's next message carries on.
     assert.equal((await mockRequests(model)).count, 1, 'no automatic turn for an idle session');
-    await send(s, 'go on');
+    await sendMessage(s, 'go on');
     await until('the answer after the restart', async () => (await transcriptState(s)).assistants.some((t) => t.includes('Here is the whole answer')), 20_000);
     await until('the turn over', async () => !(await transcriptState(s)).busy, 10_000);
     await sleep(1_000);

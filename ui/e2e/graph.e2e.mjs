@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { artifacts, decodePng, drawnPixels, launchApp } from './harness.mjs';
+import { ELEMENT } from './webdriver.mjs';
 
 const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 /** How much of what `a` shows inside `rect` is in `b` moved by (dx, dy): of the pixels of `a`
  * that differ from its most common colour and stay inside `rect` once moved, how many have

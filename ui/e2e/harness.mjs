@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
-import { Session } from './webdriver.mjs';
+import { ELEMENT, Session } from './webdriver.mjs';
 
 export const app = process.env.NOMOS_APP_BINARY;
 export const cli = process.env.NOMOS_CLI_BINARY;
@@ -416,4 +416,48 @@ export function appPid(dataDir) {
 export function writeSettings(dataDir, runtime) {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ runtime }), { mode: 0o600 });
+}
+
+/** Command lines of the live processes (not zombies) in a process group. */
+export function groupMembers(pgid) {
+  const members = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') {
+        members.push(readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').join(' ').trim());
+      }
+    } catch {
+      // Gone.
+    }
+  }
+  return members;
+}
+
+/** Types `text` into the composer and sends it; the Send button must be usable. */
+export async function sendMessage(session, text) {
+  const composer = await session.find('[data-testid="composer"]');
+  await session.type(composer, text);
+  const button = await session.find('[data-testid="send"]');
+  assert.equal(await session.execute('return arguments[0].disabled', [{ [ELEMENT]: button }]), false, 'the composer is usable');
+  await session.click(button);
+}
+
+/** What the chat shows: bubbles by kind and their message ids, leftovers of a turn, errors. */
+export async function transcriptState(session) {
+  return session.execute(`
+    return {
+      users: [...document.querySelectorAll('[data-testid="msg-user"]')].map((b) => b.innerText),
+      assistants: [...document.querySelectorAll('[data-testid="msg-assistant"]')].map((b) => b.innerText),
+      ids: [...document.querySelectorAll('[data-testid="msg-user"], [data-testid="msg-assistant"]')].map((b) => b.dataset.messageId),
+      progress: document.querySelectorAll('[data-testid="msg-progress"]').length,
+      errors: [...document.querySelectorAll('[data-testid="turn-error"]')].map((e) => e.dataset.code),
+      sendError: document.querySelector('[data-testid="send-error"]')?.innerText ?? null,
+      busy: document.querySelectorAll('[data-testid="stop"]').length > 0,
+      status: document.querySelector('[data-testid="chat-status"]')?.innerText ?? null,
+      draft: document.querySelector('[data-testid="composer"]')?.value ?? null,
+    };
+  `);
 }

@@ -10,9 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { artifacts, launchApp } from './harness.mjs';
+import { ELEMENT } from './webdriver.mjs';
 
 const fixture = resolve('../crates/store/tests/fixtures/20261201210000.db');
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 // A service on this workstation, so a command on host:local has a dependent to show.
 const SEED = `

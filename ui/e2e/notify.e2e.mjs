@@ -9,8 +9,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifacts, dbRows, launchApp, screenshot, until } from './harness.mjs';
+import { ELEMENT } from './webdriver.mjs';
 
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const sh = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8' }).trim();
 

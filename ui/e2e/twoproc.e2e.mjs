@@ -23,15 +23,17 @@ import {
   artifacts,
   cli,
   dbRows,
+  groupMembers,
   launchApp,
   mockRequests,
   screenshot,
+  sendMessage,
   startMockLlm,
+  transcriptState,
   until,
   writeSettings,
 } from './harness.mjs';
 
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 /** How long one `nomos ask` may run before the test ends it and fails. */
 const CLI_LIMIT_MS = 120_000;
 /** The core's gate wait for a live message (`AgentConfig::gate_wait`, 5 s), less its 50 ms poll. */
@@ -141,24 +143,6 @@ function release(gate, text) {
   return true;
 }
 
-/** Command lines of the live processes (not zombies) in a process group. */
-function groupMembers(pgid) {
-  const members = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') {
-        members.push(readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').join(' ').trim());
-      }
-    } catch {
-      // Gone.
-    }
-  }
-  return members;
-}
-
 /** The session's one execution, once it runs `cat GATE` in its own process group. */
 async function runningGate(dataDir, session, gate, what) {
   const [row] = await until(
@@ -257,23 +241,6 @@ function turnHoldings(dataDir, session) {
   return out;
 }
 
-/** What the chat shows. */
-async function transcriptState(session) {
-  return session.execute(`
-    return {
-      users: [...document.querySelectorAll('[data-testid="msg-user"]')].map((b) => b.innerText),
-      assistants: [...document.querySelectorAll('[data-testid="msg-assistant"]')].map((b) => b.innerText),
-      ids: [...document.querySelectorAll('[data-testid="msg-user"], [data-testid="msg-assistant"]')].map((b) => b.dataset.messageId),
-      progress: document.querySelectorAll('[data-testid="msg-progress"]').length,
-      errors: [...document.querySelectorAll('[data-testid="turn-error"]')].map((e) => e.dataset.code),
-      sendError: document.querySelector('[data-testid="send-error"]')?.innerText ?? null,
-      busy: document.querySelectorAll('[data-testid="stop"]').length > 0,
-      status: document.querySelector('[data-testid="chat-status"]')?.innerText ?? null,
-      draft: document.querySelector('[data-testid="composer"]')?.value ?? null,
-    };
-  `);
-}
-
 /** The sidebar's rows: session id, title and status label. */
 async function sidebar(session) {
   return session.execute(`
@@ -289,14 +256,6 @@ function assertTranscriptClean(what, state) {
   for (const text of state.assistants) assert.notEqual(text.trim(), '', `${what}: an empty bubble`);
   assert.equal(new Set(state.ids).size, state.ids.length, `${what}: a message shown twice: ${state.ids}`);
   assert.deepEqual(state.errors, [], `${what}: an error card`);
-}
-
-async function send(session, text) {
-  const composer = await session.find('[data-testid="composer"]');
-  await session.type(composer, text);
-  const button = await session.find('[data-testid="send"]');
-  assert.equal(await session.execute('return arguments[0].disabled', [{ [ELEMENT]: button }]), false, 'the composer is usable');
-  await session.click(button);
 }
 
 /** Shows a session in the app's window as the operator does, from another view and back. */
@@ -390,7 +349,7 @@ describe('the desktop app and nomos ask on one data directory', () => {
   /** The app's session of a new task whose turn, after the plan's approval, waits on `cat GATE`. */
   async function appTurnOnGate(app, task, appGate) {
     const s = app.session;
-    await send(s, task);
+    await sendMessage(s, task);
     const [approve] = await s.waitFor('[data-testid="approve-plan"]', { timeoutMs: 20_000 });
     const hash = await s.execute('return location.hash');
     const sessionId = Number(/^#\/sessions\/(\d+)$/.exec(hash)?.[1]);
@@ -734,7 +693,7 @@ describe('the desktop app and nomos ask on one data directory', () => {
     await until('the CLI task in the app', async () => (await transcriptState(s)).users.includes(task), 10_000);
     assert.equal((await transcriptState(s)).busy, true, "the CLI's turn shown running (its reply is being written)");
     const question = 'is it done yet?';
-    await send(s, question);
+    await sendMessage(s, question);
     const refused = await until('the refusal', async () => (await transcriptState(s)).sendError, 30_000);
     assert.equal(
       refused.trim(),

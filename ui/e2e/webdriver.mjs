@@ -1,7 +1,8 @@
 // A minimal W3C WebDriver client over fetch: the few verbs the end-to-end tests use, with no
 // dependency that would try to download a browser of its own.
 
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
+/** The W3C key of an element reference in WebDriver's JSON. */
+export const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 // W3C names the reference key above; older drivers used `ELEMENT`. Accept either, and fail
 // loudly on anything else rather than passing `undefined` on.

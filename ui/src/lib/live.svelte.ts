@@ -10,6 +10,9 @@ import {
 } from './ipc';
 import { sessions } from './sessions.svelte';
 
+/** Which end of the loaded messages a page is read past. */
+export type PageEnd = 'older' | 'newer';
+
 /** A failure shown in the chat with the real text and a way to try again. */
 export interface ChatError {
   code: ErrorCode;
@@ -30,11 +33,10 @@ class LiveSession {
    * `older`/`newer` say whether more lie there).
    */
   view = $state.raw<SessionView | null>(null);
-  /** A page past one end of the loaded messages is being read. */
-  loadingOlder = $state(false);
-  loadingNewer = $state(false);
-  /** Reading a page failed: the transcript says so and offers to try again. */
-  pageError = $state<NomosError | null>(null);
+  /** A page past this end of the loaded messages is being read. */
+  loading = $state<Record<PageEnd, boolean>>({ older: false, newer: false });
+  /** Reading a page failed: the transcript says so and offers to try that end again. */
+  pageError = $state<{ end: PageEnd; error: NomosError } | null>(null);
   /** Text streamed into messages not yet finished, by message id. */
   streaming = $state<Record<number, string>>({});
   busy = $state(false);
@@ -75,8 +77,7 @@ class LiveSession {
   async open(id: number | null, around?: number) {
     this.id = id;
     this.view = null;
-    this.loadingOlder = false;
-    this.loadingNewer = false;
+    this.loading = { older: false, newer: false };
     this.pageError = null;
     this.streaming = {};
     this.errors = [];
@@ -183,59 +184,40 @@ class LiveSession {
   }
 
   /**
-   * Reads the page before the first loaded message (the operator scrolled near the top) and
-   * puts it in front. One read at a time; a view replaced meanwhile keeps its own messages.
-   * Resolves true when messages were added.
+   * Reads the page past one end of the loaded messages (the operator scrolled near the top,
+   * or near the bottom of a page opened at an older message) and joins it on. One read per
+   * end at a time; a view replaced meanwhile keeps its own messages. Resolves true when
+   * messages were added.
    */
-  async loadOlder(): Promise<boolean> {
+  async loadMore(end: PageEnd): Promise<boolean> {
     const id = this.id;
-    const first = this.view?.messages[0];
-    if (id === null || !first || !this.view?.older || this.loadingOlder) return false;
-    this.loadingOlder = true;
+    const view = this.view;
+    const edge = view && (end === 'older' ? view.messages[0] : view.messages.at(-1));
+    if (id === null || !view || !edge || !view[end] || this.loading[end]) return false;
+    this.loading[end] = true;
     this.pageError = null;
     try {
-      const page = await ipc.sessionMessages(id, { before: first.id });
-      const view = this.view;
-      if (this.id !== id || view?.messages[0]?.id !== first.id) return false;
-      this.view = {
-        ...view,
-        messages: [...page.messages, ...view.messages],
-        older: page.older,
-        generation_before: page.generation_before,
-        executions: mergeExecutions(view.executions, page.executions),
-      };
+      const page = await ipc.sessionMessages(id, end === 'older' ? { before: edge.id } : { after: edge.id });
+      const now = this.view;
+      const nowEdge = now && (end === 'older' ? now.messages[0] : now.messages.at(-1));
+      if (this.id !== id || !now || nowEdge?.id !== edge.id) return false;
+      const executions = mergeExecutions(now.executions, page.executions);
+      this.view =
+        end === 'older'
+          ? {
+              ...now,
+              messages: [...page.messages, ...now.messages],
+              older: page.older,
+              generation_before: page.generation_before,
+              executions,
+            }
+          : { ...now, messages: [...now.messages, ...page.messages], newer: page.newer, executions };
       return page.messages.length > 0;
     } catch (reason) {
-      if (this.id === id) this.pageError = toNomosError(reason);
+      if (this.id === id) this.pageError = { end, error: toNomosError(reason) };
       return false;
     } finally {
-      this.loadingOlder = false;
-    }
-  }
-
-  /** Reads the page after the last loaded message (a page opened at an older message). */
-  async loadNewer(): Promise<boolean> {
-    const id = this.id;
-    const last = this.view?.messages.at(-1);
-    if (id === null || !last || !this.view?.newer || this.loadingNewer) return false;
-    this.loadingNewer = true;
-    this.pageError = null;
-    try {
-      const page = await ipc.sessionMessages(id, { after: last.id });
-      const view = this.view;
-      if (this.id !== id || view?.messages.at(-1)?.id !== last.id) return false;
-      this.view = {
-        ...view,
-        messages: [...view.messages, ...page.messages],
-        newer: page.newer,
-        executions: mergeExecutions(view.executions, page.executions),
-      };
-      return page.messages.length > 0;
-    } catch (reason) {
-      if (this.id === id) this.pageError = toNomosError(reason);
-      return false;
-    } finally {
-      this.loadingNewer = false;
+      this.loading[end] = false;
     }
   }
 

@@ -9,6 +9,7 @@ let all: Message[] = [];
 let executions: Execution[] = [];
 let reads: string[] = [];
 let gate: Promise<void> | null = null;
+let failNext = false;
 
 const msg = (id: number): Message => ({
   id,
@@ -83,6 +84,10 @@ vi.mock('./ipc', async (importOriginal) => {
       },
       sessionMessages: async (_id: number, from: { before: number } | { after: number }): Promise<MessagePage> => {
         if (gate) await gate;
+        if (failNext) {
+          failNext = false;
+          throw { code: 'store.busy', message: 'The database is busy.', retryable: true };
+        }
         if ('before' in from) {
           reads.push(`before ${from.before}`);
           const i = all.findIndex((m) => m.id === from.before);
@@ -111,6 +116,7 @@ describe('a session opened page by page', () => {
     executions = [exec(1, 'c2'), exec(2, 'c20'), exec(3, 'c34')];
     reads = [];
     gate = null;
+    failNext = false;
   });
 
   it('opens at the newest page and reads older pages in front until the first message', async () => {
@@ -118,13 +124,13 @@ describe('a session opened page by page', () => {
     expect(ids()).toEqual(range(26, 35));
     expect([live.view?.older, live.view?.newer]).toEqual([true, false]);
     expect(live.view?.executions.map((e) => e.id)).toEqual([3]);
-    while (live.view?.older) expect(await live.loadOlder()).toBe(true);
+    while (live.view?.older) expect(await live.loadMore('older')).toBe(true);
     expect(ids()).toEqual(range(1, 35));
     expect(reads).toEqual(['latest', 'before 26', 'before 16', 'before 6']);
     // Every execution once, oldest first; the plan generation of the first loaded message.
     expect(live.view?.executions.map((e) => e.id)).toEqual([1, 2, 3]);
     expect(live.view?.generation_before).toBe(0);
-    expect(await live.loadOlder()).toBe(false);
+    expect(await live.loadMore('older')).toBe(false);
     expect(reads.length).toBe(4);
   });
 
@@ -132,20 +138,20 @@ describe('a session opened page by page', () => {
     await live.open(7);
     let open: () => void = () => {};
     gate = new Promise((r) => (open = r));
-    const first = live.loadOlder();
-    const second = live.loadOlder();
-    expect(live.loadingOlder).toBe(true);
+    const first = live.loadMore('older');
+    const second = live.loadMore('older');
+    expect(live.loading.older).toBe(true);
     open();
     expect([await first, await second]).toEqual([true, false]);
     expect(ids()).toEqual(range(16, 35));
-    expect(live.loadingOlder).toBe(false);
+    expect(live.loading.older).toBe(false);
   });
 
   it('a page read for a session the operator left is dropped', async () => {
     await live.open(7);
     let open: () => void = () => {};
     gate = new Promise((r) => (open = r));
-    const older = live.loadOlder();
+    const older = live.loadMore('older');
     const other = live.open(8);
     open();
     await other;
@@ -163,7 +169,7 @@ describe('a session opened page by page', () => {
     live.apply({ type: 'message', session_id: 7, message: msg(36) });
     expect(ids()).toEqual(range(7, 16));
     all.push(msg(36));
-    while (live.view?.newer) expect(await live.loadNewer()).toBe(true);
+    while (live.view?.newer) expect(await live.loadMore('newer')).toBe(true);
     expect(ids()).toEqual(range(7, 36));
     // Now at the newest: the next message is appended as it comes.
     live.apply({ type: 'message', session_id: 7, message: msg(37) });
@@ -181,12 +187,26 @@ describe('a session opened page by page', () => {
     expect(ids()).toEqual(range(26, 35));
   });
 
+  it('a failed read says which end failed, and trying again reads that end', async () => {
+    // A page around an older message: more lie both before and after it.
+    await live.open(7, 12);
+    failNext = true;
+    expect(await live.loadMore('newer')).toBe(false);
+    expect(live.pageError?.end).toBe('newer');
+    expect(live.pageError?.error.message).toBe('The database is busy.');
+    expect(ids()).toEqual(range(7, 16));
+    expect(await live.loadMore(live.pageError!.end)).toBe(true);
+    expect(live.pageError).toBeNull();
+    expect(ids()).toEqual(range(7, 26));
+    expect(reads).toEqual(['around 12', 'after 16']);
+  });
+
   it('executions patched by events win over the copy a later page carries', async () => {
     executions = [exec(1, 'c2'), exec(2, 'c20'), exec(3, 'c34'), exec(4, 'c99', 'awaiting_approval')];
     await live.open(7);
     expect(live.view?.executions.map((e) => e.id)).toEqual([3, 4]);
     live.apply({ type: 'execution', session_id: 7, execution: { ...exec(4, 'c99'), status: 'cancelled' } });
-    await live.loadOlder();
+    await live.loadMore('older');
     const four = live.view?.executions.find((e) => e.id === 4);
     expect(four?.status).toBe('cancelled');
     expect(live.view?.executions.map((e) => e.id)).toEqual([2, 3, 4]);

@@ -4,12 +4,20 @@ import { Heights, visibleRange } from './virtual';
 describe('virtual window', () => {
   const keys = Array.from({ length: 10_000 }, (_, i) => i + 1);
 
-  it('offsets use measured heights and the estimate for the rest', () => {
+  it('offsets use the estimate before any row is measured', () => {
+    const h = new Heights();
+    h.set(3, 0); // a hidden row measures 0: it stays unmeasured
+    expect(h.offsets([1, 2, 3], 50)).toEqual([0, 50, 100, 150]);
+  });
+
+  it('offsets use measured heights and their mean for the rest', () => {
     const h = new Heights();
     h.set(2, 300);
-    h.set(3, 0); // an unmeasured (hidden) row keeps the estimate
-    const off = h.offsets([1, 2, 3], 50);
-    expect(off).toEqual([0, 50, 350, 400]);
+    h.set(4, 100);
+    expect(h.offsets([1, 2, 3, 4], 50)).toEqual([0, 200, 500, 700, 800]);
+    // Measured again: the mean follows the new height, not both.
+    h.set(2, 100);
+    expect(h.guess(50)).toBe(100);
   });
 
   it.each([
@@ -29,6 +37,7 @@ describe('virtual window', () => {
 
   it('variable heights: a tall row above keeps the window right', () => {
     const h = new Heights();
+    for (const k of keys) h.set(k, 100);
     h.set(1, 50_000);
     const off = h.offsets(keys, 100);
     const { start } = visibleRange(off, 50_050, 500, 0);

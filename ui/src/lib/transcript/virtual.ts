@@ -1,22 +1,35 @@
-/** Measured row heights by key; rows not measured yet count as the estimate. */
+/**
+ * Measured row heights by key. A row not measured yet counts as the mean of those measured
+ * (the given estimate before any is): rows of one list look alike, so rows put in front land
+ * close to where they will settle.
+ */
 export class Heights {
   #byKey = new Map<number, number>();
+  #sum = 0;
 
   get(key: number): number | undefined {
     return this.#byKey.get(key);
   }
 
   set(key: number, height: number) {
-    if (height > 0) this.#byKey.set(key, height);
+    if (height <= 0) return;
+    this.#sum += height - (this.#byKey.get(key) ?? 0);
+    this.#byKey.set(key, height);
+  }
+
+  /** The height an unmeasured row counts as. */
+  guess(estimate: number): number {
+    return this.#byKey.size ? this.#sum / this.#byKey.size : estimate;
   }
 
   /** offsets[i] is the top of row i; offsets[n] the total height. */
   offsets(keys: number[], estimate: number): number[] {
     const out = new Array<number>(keys.length + 1);
+    const guess = this.guess(estimate);
     let y = 0;
     for (let i = 0; i < keys.length; i++) {
       out[i] = y;
-      y += this.#byKey.get(keys[i]!) ?? estimate;
+      y += this.#byKey.get(keys[i]!) ?? guess;
     }
     out[keys.length] = y;
     return out;
