@@ -11,6 +11,7 @@ mod demo;
 mod graph;
 mod notify;
 mod relay;
+mod render;
 mod settings;
 mod signin;
 mod state;
@@ -51,6 +52,7 @@ pub fn configure<R: tauri::Runtime>(
             }
         })
         .setup(|app| {
+            render::apply(app.handle());
             start_agent(app.handle());
             Ok(())
         })

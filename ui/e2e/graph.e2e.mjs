@@ -3,7 +3,8 @@
 // it, nginx's version learned from `nginx -v` in session 1). Run by scripts/e2e.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { artifacts, decodePng, drawnPixels, launchApp } from './harness.mjs';
 import { ELEMENT } from './webdriver.mjs';
@@ -148,5 +149,75 @@ describe('knowledge graph and ledger in the real webview', () => {
     const texts = await Promise.all(cells.map((c) => session.text(c)));
     assert.deepEqual(texts.filter((t) => t.trim() !== ''), ['✓']);
     writeFileSync(join(artifacts, 'ledger.png'), await session.screenshotPng());
+  });
+});
+
+/** Whether this machine has a GPU Mesa can render on (a DRM render node). */
+function hasRenderNode() {
+  try {
+    return readdirSync('/dev/dri').some((n) => n.startsWith('renderD'));
+  } catch {
+    return false;
+  }
+}
+
+describe('the app as it runs without a GPU: the web view paints directly', () => {
+  let app;
+
+  before(async () => {
+    app = await launchApp({
+      name: 'graph-direct',
+      painting: 'direct',
+      beforeStart: ({ dataDir }) => {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+        copyFileSync(fixture, join(dataDir, 'nomos.db'));
+      },
+    });
+  });
+
+  after(async () => {
+    await app?.stop();
+  });
+
+  it('draws the graph and opens a session, seen in the X server\'s pixels', async () => {
+    const { session, dataDir } = app;
+    await session.waitFor('[data-testid="app-frame"]', { timeoutMs: 20_000 });
+    const log = readdirSync(join(dataDir, 'logs'))
+      .map((f) => readFileSync(join(dataDir, 'logs', f), 'utf8'))
+      .join('');
+    const direct = log.includes('the web view paints without compositing');
+    assert.equal(direct, !hasRenderNode() || process.env.LIBGL_ALWAYS_SOFTWARE === '1', 'direct painting exactly where OpenGL is software');
+
+    await session.click(await session.waitFor('[data-testid="nav-graph"]').then((e) => e[0]));
+    await session.waitFor('[data-testid="graph-count"][data-nodes="2"][data-edges="1"]', { timeoutMs: 15_000 });
+    assert.equal((await session.findAll('[data-testid="graph-error"]')).length, 0, 'no error overlay');
+    await new Promise((r) => setTimeout(r, 1500));
+    const rect = await session.execute(
+      `const r = document.querySelector('[data-testid="graph-canvas"]').getBoundingClientRect();
+       return { x: Math.round(r.x), y: Math.round(r.y), w: Math.round(r.width), h: Math.round(r.height) };`,
+    );
+    // The window's place on the X screen, then the canvas's pixels as the X server has them.
+    const geometry = Object.fromEntries(
+      execFileSync('xdotool', ['search', '--sync', '--onlyvisible', '--pid', String(app.pid), '--name', '^Nomos$', 'getwindowgeometry', '--shell'])
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => l.split('=')),
+    );
+    const crop = `${rect.w}x${rect.h}+${Number(geometry.X) + rect.x}+${Number(geometry.Y) + rect.y}`;
+    const rgb = execFileSync('import', ['-window', 'root', '-crop', crop, '-depth', '8', 'rgb:-'], { maxBuffer: 64 * 1024 * 1024 });
+    const counts = new Map();
+    for (let i = 0; i + 2 < rgb.length; i += 3) {
+      const c = (rgb[i] << 16) | (rgb[i + 1] << 8) | rgb[i + 2];
+      counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
+    const background = Math.max(...counts.values());
+    const drawn = rgb.length / 3 - background;
+    assert.ok(drawn > 50, `the canvas shows nodes on the screen (${drawn} drawn pixels in ${crop})`);
+
+    // A session opens and its rows are painted.
+    await session.execute("location.hash = '#/sessions/1'");
+    await session.waitFor('[data-testid="chat-title"]', { timeoutMs: 10_000 });
+    await session.waitFor('[data-message-id]', { timeoutMs: 10_000 });
   });
 });
