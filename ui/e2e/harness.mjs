@@ -180,9 +180,10 @@ export async function launchApp({
   let killed = false;
   async function stop() {
     // A killed app has no session to photograph, and another launch may own its data directory.
+    // Painting directly, a screenshot of a WebGL page never answers (see `painting` above).
     if (!killed) {
       try {
-        writeFileSync(join(artifacts, `${name}-final.png`), await session.screenshotPng());
+        if (painting !== 'direct') writeFileSync(join(artifacts, `${name}-final.png`), await session.screenshotPng());
       } catch (err) {
         console.error(`final screenshot failed: ${err.message}`);
       }
