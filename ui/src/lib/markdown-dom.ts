@@ -28,9 +28,19 @@ export class MarkdownDom {
 
   /** A finished text: rendered whole (reference links resolved across blocks). */
   showFinal(source: string) {
+    if (this.#final && source === this.#source) return;
+    // A streamed text: its blocks are the blocks of the whole render, so only what changed is
+    // rendered again (a 60 KB reply rendered whole at its end held a frame for 110 ms). A
+    // reference definition can change a block before it: then the whole text, as below.
+    if (!this.#final && this.#blocks.length && !LINK_DEFINITION.test(source)) {
+      this.showStreaming(source);
+      this.#final = true;
+      this.#splitter.reset();
+      this.#blocks = [];
+      return;
+    }
     this.#splitter.reset();
     this.#blocks = [];
-    if (this.#final && source === this.#source) return;
     this.#source = source;
     this.#final = true;
     morphChildren(this.#root, [...this.#root.childNodes], this.#parse(renderMarkdown(source)));
@@ -81,6 +91,9 @@ export class MarkdownDom {
     return [...template.content.childNodes];
   }
 }
+
+/** A line that may define a link reference (`[id]: url`), which links before it may use. */
+const LINK_DEFINITION = /^ {0,3}\[[^\]\n]+\]:/m;
 
 function sameShell(a: Node, b: Node): boolean {
   if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;

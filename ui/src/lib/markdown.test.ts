@@ -220,6 +220,29 @@ describe('MarkdownDom: streamed text', () => {
     expect((window as unknown as { pwned?: number }).pwned).toBeUndefined();
   });
 
+  it('a streamed text that ends keeps its nodes (no whole render), unless a reference definition came', () => {
+    const root = document.createElement('div');
+    const dom = new MarkdownDom(root);
+    const words = Array.from({ length: 3000 }, (_, i) => `q${i}`).join(' ');
+    const source = `# Long\n\nFirst block.\n\n${words}`;
+    for (let n = 10; n < source.length; n += 97) dom.showStreaming(source.slice(0, n));
+    dom.showStreaming(source);
+    const [heading, paragraph] = [root.querySelector('h1'), root.querySelectorAll('p')[1]];
+    dom.showFinal(source);
+    expect(root.innerHTML).toBe(wholeRender(source).innerHTML);
+    expect(root.querySelector('h1')).toBe(heading);
+    expect(root.querySelectorAll('p')[1]).toBe(paragraph);
+
+    // A definition after the link that uses it: the finished render resolves the link.
+    const linked = 'See [the docs][d] first.\n\nThen more.\n\n[d]: https://example.org/docs';
+    const other = document.createElement('div');
+    const dom2 = new MarkdownDom(other);
+    for (let n = 1; n <= linked.length; n += 5) dom2.showStreaming(linked.slice(0, n));
+    dom2.showFinal(linked);
+    expect(other.innerHTML).toBe(wholeRender(linked).innerHTML);
+    expect(other.querySelector('a')?.getAttribute('href')).toBe('https://example.org/docs');
+  });
+
   it('an unfinished fence is code until it closes, and its HTML stays text', () => {
     const root = document.createElement('div');
     const dom = new MarkdownDom(root);
