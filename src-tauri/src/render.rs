@@ -36,7 +36,8 @@ fn has_render_node(dri: &Path) -> bool {
     })
 }
 
-/// Applies the choice to the main window's web view.
+/// Applies the choice to the main window's web view (WebKitGTK: Linux only).
+#[cfg(target_os = "linux")]
 pub fn apply<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
     use tauri::Manager as _;
     if !paint_directly(|k| std::env::var_os(k), Path::new("/dev/dri")) {
@@ -46,19 +47,20 @@ pub fn apply<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
         return;
     };
     tracing::info!("no GPU render node: the web view paints without compositing");
-    #[cfg(target_os = "linux")]
     let result = window.with_webview(|webview| {
         use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt as _, WebViewExt as _};
         if let Some(settings) = webview.inner().settings() {
             settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
         }
     });
-    #[cfg(not(target_os = "linux"))]
-    let result: tauri::Result<()> = Ok(());
     if let Err(e) = result {
         tracing::warn!("could not change how the web view paints: {e}");
     }
 }
+
+/// Other platforms' web views choose for themselves.
+#[cfg(not(target_os = "linux"))]
+pub fn apply<R: tauri::Runtime>(_app: &tauri::AppHandle<R>) {}
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]

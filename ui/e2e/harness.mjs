@@ -139,6 +139,11 @@ export async function launchApp({
     ...(painting === 'direct' ? {} : { WEBKIT_FORCE_COMPOSITING_MODE: '1' }),
     ...extraEnv,
   };
+  // Painting directly is the app's own choice there: no WebKit override from this machine.
+  if (painting === 'direct') {
+    delete env.WEBKIT_DISABLE_COMPOSITING_MODE;
+    delete env.WEBKIT_FORCE_COMPOSITING_MODE;
+  }
   // No model from the environment of the machine running the tests.
   for (const key of Object.keys(env)) {
     if (/^(NOMOS_LLM_|OPENAI_|ANTHROPIC_|OPENROUTER_)/.test(key) && !(key in extraEnv)) delete env[key];

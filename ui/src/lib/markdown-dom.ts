@@ -92,8 +92,12 @@ export class MarkdownDom {
   }
 }
 
-/** A line that may define a link reference (`[id]: url`), which links before it may use. */
-const LINK_DEFINITION = /^ {0,3}\[[^\]\n]+\]:/m;
+/**
+ * Text that may define a link reference (`[id]: url`), which links before it may use: loose
+ * on purpose (a definition may sit in a quote or a list item, its label may hold an escaped
+ * bracket), since a miss would leave a link unresolved for good.
+ */
+const LINK_DEFINITION = /\]\s*:/;
 
 function sameShell(a: Node, b: Node): boolean {
   if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;

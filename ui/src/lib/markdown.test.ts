@@ -241,6 +241,14 @@ describe('MarkdownDom: streamed text', () => {
     dom2.showFinal(linked);
     expect(other.innerHTML).toBe(wholeRender(linked).innerHTML);
     expect(other.querySelector('a')?.getAttribute('href')).toBe('https://example.org/docs');
+
+    // Also one inside a quote, which marked registers as well.
+    const quoted = 'See [x][d].\n\n> [d]: https://example.org/q';
+    const third = document.createElement('div');
+    const dom3 = new MarkdownDom(third);
+    for (let n = 1; n <= quoted.length; n += 3) dom3.showStreaming(quoted.slice(0, n));
+    dom3.showFinal(quoted);
+    expect(third.innerHTML).toBe(wholeRender(quoted).innerHTML);
   });
 
   it('an unfinished fence is code until it closes, and its HTML stays text', () => {
