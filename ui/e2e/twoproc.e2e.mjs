@@ -306,6 +306,27 @@ const planScript = (goal, expectApproval) => `
     calls:
       - {name: update_plan_step, arguments: {seq: 1, status: running}}`;
 
+/** The app's task: a plan the operator approves, `cat GATE` (held until the test releases it), a reply. */
+const appGateScript = (gatePath) => `${planScript('Read the app gate', true)}
+      - {name: run, arguments: {target: "host:local", command: "cat ${gatePath}", reason: "read the gate", step: 1}}
+  - kind: text
+    expect: [{last_tool_result_contains: "app-gate-says-hello"}]
+    text: "App reply: the gate said hello."`;
+
+/** A whole CLI task: its plan, one command, a write-back once `seen` is in the transcript, completion. */
+const cliTaskScript = ({ goal, command, reason, seen, attributes, reply, summary }) => `${planScript(goal, false)}
+      - {name: run, arguments: {target: "host:local", command: "${command}", reason: "${reason}", step: 1}}
+      - {name: update_plan_step, arguments: {seq: 1, status: done}}
+  - kind: tool_calls
+    expect: [{any_message_contains: "${seen}"}]
+    calls:
+      - {name: update_entity_attributes, arguments: {slug: "host:local", attributes: ${attributes}}}
+      - {name: update_plan_step, arguments: {seq: 2, status: done}}
+  - kind: tool_calls
+    text: "${reply}"
+    calls:
+      - {name: complete_task, arguments: {outcome: success, summary: "${summary}"}}`;
+
 describe('the desktop app and nomos ask on one data directory', () => {
   // What a test started, stopped when it ends.
   let cleanups = [];
@@ -366,27 +387,20 @@ describe('the desktop app and nomos ask on one data directory', () => {
     const appModel = await model(
       'twoproc-new-app',
       dir,
-      `${planScript('Read the app gate', true)}
-      - {name: run, arguments: {target: "host:local", command: "cat ${appGate}", reason: "read the gate", step: 1}}
-  - kind: text
-    expect: [{last_tool_result_contains: "app-gate-says-hello"}]
-    text: "App reply: the gate said hello."`,
+      appGateScript(appGate),
     );
     const cliModel = await model(
       'twoproc-new-cli',
       dir,
-      `${planScript('Print the CLI marker', false)}
-      - {name: run, arguments: {target: "host:local", command: "echo cli-marker-42", reason: "print the marker", step: 1}}
-      - {name: update_plan_step, arguments: {seq: 1, status: done}}
-  - kind: tool_calls
-    expect: [{any_message_contains: "cli-marker-42"}]
-    calls:
-      - {name: update_entity_attributes, arguments: {slug: "host:local", attributes: {twoproc_cli: "checked"}}}
-      - {name: update_plan_step, arguments: {seq: 2, status: done}}
-  - kind: tool_calls
-    text: "CLI reply: the marker was printed."
-    calls:
-      - {name: complete_task, arguments: {outcome: success, summary: "CLI marker printed"}}`,
+      cliTaskScript({
+        goal: 'Print the CLI marker',
+        command: 'echo cli-marker-42',
+        reason: 'print the marker',
+        seen: 'cli-marker-42',
+        attributes: '{twoproc_cli: "checked"}',
+        reply: 'CLI reply: the marker was printed.',
+        summary: 'CLI marker printed',
+      }),
     );
     const app = await launch('twoproc-new', dir, appModel);
     const s = app.session;
@@ -506,11 +520,7 @@ describe('the desktop app and nomos ask on one data directory', () => {
     const appModel = await model(
       'twoproc-same-app',
       dir,
-      `${planScript('Read the app gate', true)}
-      - {name: run, arguments: {target: "host:local", command: "cat ${appGate}", reason: "read the gate", step: 1}}
-  - kind: text
-    expect: [{last_tool_result_contains: "app-gate-says-hello"}]
-    text: "App reply: the gate said hello."`,
+      appGateScript(appGate),
     );
     // Only the CLI's second attempt reaches its model, and it sees the app's turn.
     const follow = 'carry on from the terminal';
@@ -632,18 +642,15 @@ describe('the desktop app and nomos ask on one data directory', () => {
     const cliModel = await model(
       'twoproc-reverse-cli',
       dir,
-      `${planScript('Read the CLI gate', false)}
-      - {name: run, arguments: {target: "host:local", command: "cat ${cliGate}", reason: "read the gate", step: 1}}
-      - {name: update_plan_step, arguments: {seq: 1, status: done}}
-  - kind: tool_calls
-    expect: [{any_message_contains: "cli-gate-says-hello"}]
-    calls:
-      - {name: update_entity_attributes, arguments: {slug: "host:local", attributes: {twoproc_cli_gate: "read"}}}
-      - {name: update_plan_step, arguments: {seq: 2, status: done}}
-  - kind: tool_calls
-    text: "CLI reply: the gate said hello."
-    calls:
-      - {name: complete_task, arguments: {outcome: success, summary: "CLI gate read"}}`,
+      cliTaskScript({
+        goal: 'Read the CLI gate',
+        command: `cat ${cliGate}`,
+        reason: 'read the gate',
+        seen: 'cli-gate-says-hello',
+        attributes: '{twoproc_cli_gate: "read"}',
+        reply: 'CLI reply: the gate said hello.',
+        summary: 'CLI gate read',
+      }),
     );
     // The app is given a model that must never be asked: nothing of this session is its to run.
     const appModel = await model('twoproc-reverse-app', dir, ' []');
